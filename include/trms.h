@@ -1,0 +1,228 @@
+/*
+ * trms.h - the public interface of libtrms, an input-sensitive profiler.
+ *
+ * A program annotates code regions and the memory they work on; libtrms
+ * measures, for every activation of every region, the size of its input
+ * (the threaded read memory size, trms, and the single-thread read memory
+ * size, rms) and its cost, and writes a profile that aggregates cost by
+ * input size.  See README.md for a tour and docs/ for the details.
+ *
+ * Conventions for every function below:
+ *  - 0 means success; failures are negative errno values (-EINVAL, ...).
+ *  - Calls apply to the calling thread: each thread has its own stack of
+ *    open regions.  Every function is thread-safe.
+ *  - Nothing here aborts the program.  Misuse (a NULL name, an unmatched
+ *    end, ...) is reported once on stderr and returned as an error code; the
+ *    profiler keeps its state consistent and the program keeps running.
+ *  - When the profiler is inert (TRMS_OFF=1, a secure-execution process) or
+ *    turned off with trms_disable(), calls return 0 and record nothing.
+ *  - A call made from a signal handler that interrupted another trms call
+ *    on the same thread is ignored and returns -EBUSY.
+ *
+ * Exported symbols are exactly the functions declared here.
+ */
+#ifndef TRMS_H
+#define TRMS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TRMS_VERSION_MAJOR 0
+#define TRMS_VERSION_MINOR 1
+#define TRMS_VERSION_PATCH 0
+
+/* The version this header describes, as one comparable integer. */
+#define TRMS_VERSION \
+	((TRMS_VERSION_MAJOR << 16) | (TRMS_VERSION_MINOR << 8) | TRMS_VERSION_PATCH)
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TRMS_API __attribute__((visibility("default")))
+#else
+#define TRMS_API
+#endif
+
+/*
+ * trms_version - the version of the library actually loaded.
+ *
+ * @return a static string "MAJOR.MINOR.PATCH"; never NULL.
+ * Thread-safety: safe from any thread and from signal handlers.
+ */
+TRMS_API const char *trms_version(void);
+
+/*
+ * trms_region_begin - open an activation of the region called @name on the
+ * calling thread.  Regions nest: an activation's input and cost include
+ * those of the activations opened inside it on the same thread.
+ *
+ * Regions are identified by the text of @name.  The library remembers the
+ * pointer it was given: a name in read-only memory (a string literal) is
+ * recognised by its address alone, without reading the text again, so
+ * annotating with literals costs no string hashing or comparison.  A name in
+ * writable memory (a buffer that is reused for other names) is compared
+ * with the text remembered for that address on every call, so regions named
+ * through the same buffer are still told apart.  The text is copied; @name
+ * need not outlive the call.
+ *
+ * @return 0 on success;
+ *         -EINVAL if @name is NULL or empty;
+ *         -ENOMEM if the region stack cannot grow (nesting deeper than
+ *          about a million levels, or the system is out of memory);
+ *         -EBUSY  if called from a signal handler that interrupted a trms
+ *          call on the same thread.
+ * Thread-safety: thread-safe; the activation belongs to the calling thread.
+ */
+TRMS_API int trms_region_begin(const char *name);
+
+/*
+ * trms_region_end - close the innermost open activation of the calling
+ * thread and record its input size and cost.
+ *
+ * @name must name the innermost open region (same text as given to
+ * trms_region_begin), or be NULL to close whatever region is innermost.
+ * On a mismatch nothing changes: the stack of open regions is left as it
+ * was and one diagnostic is printed on stderr.
+ *
+ * @return 0 on success;
+ *         -EINVAL if @name does not match the innermost open region, or the
+ *          calling thread has no open region (for example because the
+ *          region was opened on another thread);
+ *         -EBUSY  as for trms_region_begin.
+ * Thread-safety: thread-safe; acts on the calling thread's regions only.
+ */
+TRMS_API int trms_region_end(const char *name);
+
+/*
+ * trms_read - record that the calling thread read @size bytes at @addr.
+ *
+ * Every open activation of the calling thread counts the cells of the range
+ * that are new to it (never accessed by it, or written by another thread or
+ * by the kernel since it last accessed them) in its input size.  The memory
+ * is not accessed; only its address matters.  @size 0 is a no-op.
+ *
+ * @return 0 on success;
+ *         -EINVAL if @addr is NULL with @size > 0, or the range wraps
+ *          around or ends beyond the 47-bit user address space;
+ *         -ENOMEM if shadow memory cannot be allocated (the range is then
+ *          not recorded; the failure is reported once);
+ *         -EBUSY  as for trms_region_begin.
+ * Thread-safety: thread-safe; may run in parallel with any other call.
+ */
+TRMS_API int trms_read(const void *addr, size_t size);
+
+/*
+ * trms_write - record that the calling thread wrote @size bytes at @addr.
+ *
+ * A write is not input for the writer, but it makes the cells new input
+ * for every other thread that reads them afterwards.
+ *
+ * @return as for trms_read.
+ * Thread-safety: as for trms_read.
+ */
+TRMS_API int trms_write(const void *addr, size_t size);
+
+/*
+ * trms_thread_name - name the calling thread in the profile.
+ *
+ * Threads are otherwise shown by their ordinal (0 for the main thread, then
+ * in the order the library first saw them).  The text is copied and cut at
+ * 63 bytes; calling again renames the thread.
+ *
+ * @return 0 on success;
+ *         -EINVAL if @name is NULL or empty;
+ *         -EBUSY  as for trms_region_begin.
+ * Thread-safety: thread-safe; names the calling thread only.
+ */
+TRMS_API int trms_thread_name(const char *name);
+
+/*
+ * trms_flush - write the profile now, to the path given by TRMS_OUTPUT
+ * (default "%e.%p.trms": %e is the executable's name, %p the process id).
+ *
+ * The file is replaced atomically: a reader sees the previous profile or
+ * the new one, never a mix.  Activations still open are not included; they
+ * are recorded when they end, and the profile is written again at exit.
+ *
+ * @return 0 on success;
+ *         a negative errno from creating, writing or renaming the file
+ *          (-EACCES, -ENOSPC, -EEXIST if the temporary file name is taken,
+ *          -ELOOP if the path is a symbolic link, ...);
+ *         -EBUSY  as for trms_region_begin.
+ * Thread-safety: thread-safe; other threads keep running while the profile
+ *         is written, and what they record meanwhile may or may not be in it.
+ */
+TRMS_API int trms_flush(void);
+
+/*
+ * trms_enable, trms_disable - resume or pause profiling for the whole
+ * process.  Profiling starts enabled.
+ *
+ * While paused, trms_read and trms_write record nothing, and activations
+ * are not recorded if any part of them ran while paused (their input size
+ * would be wrong).  Regions may still be opened and closed while paused:
+ * the stacks stay balanced.  Accesses made while paused are not seen, so
+ * input sizes measured just after resuming may count such memory as new.
+ *
+ * @return 0 on success (also when already in the requested state).
+ * Thread-safety: thread-safe; takes effect for all threads immediately.
+ */
+TRMS_API int trms_enable(void);
+TRMS_API int trms_disable(void);
+
+/*
+ * Scoped regions (GCC and Clang).  Both forms end the region however the
+ * scope is left: falling off the end, break, return or goto.
+ *
+ *	TRMS_REGION("parse") {
+ *		...
+ *	}
+ *
+ *	void parse(void) {
+ *		TRMS_SCOPED_REGION("parse");
+ *		...
+ *	}
+ *
+ * The region is ended only if it was begun successfully.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+struct trms_scope_ {
+	const char *name;
+	int begun;
+	int once;
+};
+
+static inline struct trms_scope_ trms_scope_begin_(const char *name)
+{
+	struct trms_scope_ scope = { name, trms_region_begin(name) == 0, 1 };
+	return scope;
+}
+
+static inline void trms_scope_end_(struct trms_scope_ *scope)
+{
+	if (scope->begun)
+		trms_region_end(scope->name);
+}
+
+#define TRMS_CONCAT2_(a, b) a##b
+#define TRMS_CONCAT_(a, b) TRMS_CONCAT2_(a, b)
+
+#define TRMS_REGION(name)                                                   \
+	for (struct trms_scope_ TRMS_CONCAT_(trms_scope_, __LINE__)         \
+	     __attribute__((cleanup(trms_scope_end_))) =                    \
+		     trms_scope_begin_(name);                               \
+	     TRMS_CONCAT_(trms_scope_, __LINE__).once;                      \
+	     TRMS_CONCAT_(trms_scope_, __LINE__).once = 0)
+
+#define TRMS_SCOPED_REGION(name)                                            \
+	struct trms_scope_ TRMS_CONCAT_(trms_scope_, __LINE__)              \
+		__attribute__((cleanup(trms_scope_end_))) =                 \
+			trms_scope_begin_(name)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRMS_H */

@@ -1,0 +1,133 @@
+/*
+ * config.c - TRMS_* environment variables (see config.h).
+ */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+struct config config;
+
+struct setting {
+	const char *name;
+	const char *accepted; /* for messages and help */
+	const char *help;
+	const char *fallback; /* the default, as text */
+	/* 0 if @value is valid (and applied), -1 if not */
+	int (*apply)(const char *value);
+};
+
+static int apply_output(const char *value)
+{
+	size_t len = strlen(value);
+
+	if (len == 0 || len >= sizeof(config.output))
+		return -1;
+	memcpy(config.output, value, len + 1);
+	return 0;
+}
+
+static int apply_granularity(const char *value)
+{
+	static const char *const allowed[] = { "1", "2", "4", "8", "16" };
+
+	for (unsigned i = 0; i < 5; i++) {
+		if (!strcmp(value, allowed[i])) {
+			config.granularity = 1u << i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int apply_cost(const char *value)
+{
+	if (!strcmp(value, "ns"))
+		config.cost = COST_NS;
+	else if (!strcmp(value, "events"))
+		config.cost = COST_EVENTS;
+	else
+		return -1;
+	return 0;
+}
+
+static int apply_verbose(const char *value)
+{
+	if (strlen(value) != 1 || value[0] < '0' || value[0] > '2')
+		return -1;
+	config.verbose = value[0] - '0';
+	return 0;
+}
+
+static int apply_off(const char *value)
+{
+	if (!strcmp(value, "1"))
+		config.off = true;
+	else if (!strcmp(value, "0"))
+		config.off = false;
+	else
+		return -1;
+	return 0;
+}
+
+static const struct setting settings[] = {
+	{ "TRMS_OUTPUT", "a path; %p is the pid, %e the executable's name, "
+			 "%% a percent sign",
+	  "where the profile is written", "%e.%p.trms", apply_output },
+	{ "TRMS_GRANULARITY", "1, 2, 4, 8 or 16",
+	  "bytes per memory cell: smaller is exact to the byte, larger "
+	  "uses less shadow memory",
+	  "4", apply_granularity },
+	{ "TRMS_COST", "ns or events",
+	  "ns: elapsed time; events: number of trms_read/trms_write calls "
+	  "(deterministic)",
+	  "ns", apply_cost },
+	{ "TRMS_VERBOSE", "0, 1 or 2",
+	  "1: say at start that the library is active and at exit where the "
+	  "profile went; 2: debugging detail",
+	  "0", apply_verbose },
+	{ "TRMS_OFF", "0 or 1",
+	  "1: the library stays loaded but records and writes nothing", "0",
+	  apply_off },
+};
+
+#define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+void config_load(void)
+{
+	memset(&config, 0, sizeof(config));
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		settings[i].apply(settings[i].fallback);
+	log_verbosity = config.verbose;
+	for (size_t i = 0; i < N_SETTINGS; i++) {
+		const char *value = getenv(settings[i].name);
+		if (!value)
+			continue;
+		if (settings[i].apply(value) != 0) {
+			log_message(LOG_CLIENT,
+				    "%s=%s is not valid (accepted: %s); using "
+				    "%s",
+				    settings[i].name, value,
+				    settings[i].accepted,
+				    settings[i].fallback);
+			settings[i].apply(settings[i].fallback);
+		}
+	}
+	log_verbosity = config.verbose;
+}
+
+void config_describe(FILE *out)
+{
+	for (size_t i = 0; i < N_SETTINGS; i++)
+		fprintf(out, "  %-17s %s\n  %-17s accepted: %s; default %s\n",
+			settings[i].name, settings[i].help, "",
+			settings[i].accepted, settings[i].fallback);
+}
+
+const char *config_cost_name(enum cost_unit cost)
+{
+	return cost == COST_EVENTS ? "events" : "ns";
+}

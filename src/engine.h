@@ -1,0 +1,159 @@
+/*
+ * engine.h - exact trms and rms of every activation, for threads that run
+ * truly in parallel (DESIGN §3-§4).
+ *
+ * An engine owns the global write stamps and the write clock; each thread
+ * that reports events has an engine_thread with its shadow stack and its
+ * own access stamps.  Operations on an engine_thread must come from one OS
+ * thread at a time (its owner; the replay tool drives many engine_threads
+ * from one OS thread); operations on different engine_threads may run in
+ * parallel.
+ *
+ * Every operation is a read-side critical section of userspace RCU: when
+ * the stamps run out, the thread that notices waits for all operations in
+ * flight to finish, holds new ones back, renumbers every stamp, and lets
+ * them go.  Nothing else is shared on the hot path: calls, returns and
+ * reads touch only the calling thread's state and read the write stamps.
+ */
+#ifndef TRMS_ENGINE_H
+#define TRMS_ENGINE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <urcu/list.h>
+
+#include "shadow.h"
+#include "stamp.h"
+
+struct engine_config {
+	unsigned granularity; /* K: bytes per cell, 1, 2, 4, 8 or 16 */
+	unsigned stamp_bits;  /* STAMP_MIN_BITS..TRMS_STAMP_BITS; 0: all */
+};
+
+/* One pending activation.  The four counters are partial values: an
+ * activation's current value is the sum of its entry and all entries above
+ * it (DESIGN §3, the invariant of the papers' Eq. 2). */
+struct frame {
+	stamp_t ts;
+	uint32_t region;
+	uint32_t tag; /* the caller's, handed back when the activation ends */
+	uint64_t cost_start;
+	int64_t trms;
+	int64_t rms;
+	int64_t induced_thread;
+	int64_t induced_external;
+};
+
+/* A completed activation. */
+struct activation {
+	uint32_t region;
+	uint32_t tag;
+	uint64_t trms;
+	uint64_t rms;
+	uint64_t induced_thread;
+	uint64_t induced_external;
+	uint64_t cost;
+};
+
+struct engine {
+	unsigned granularity;
+	unsigned cell_shift;
+	struct stamp_layout stamps;
+	stamp_t g_mask; /* clears the local part of a stamp */
+	_Atomic uint64_t g; /* the global write clock */
+	struct shadow_pool pool;
+	struct shadow_map wts;
+
+	pthread_mutex_t threads_lock; /* guards threads */
+	struct cds_list_head threads;
+
+	pthread_mutex_t renumber_lock;
+	atomic_bool renumber_pending;
+	atomic_ulong renumbers;
+	atomic_bool exhausted; /* renumbering could not make room: stopped */
+};
+
+struct engine_thread {
+	struct engine *engine;
+	struct frame *stack; /* stack[0] sits below every activation */
+	size_t depth;        /* pending activations: stack[1..depth] */
+	size_t capacity;
+	stamp_t now;         /* the largest stamp this thread has used */
+	uint64_t events;     /* access operations issued so far */
+	struct shadow_map ts;
+	struct shadow_cache ts_cache;
+	struct shadow_cache wts_cache;
+	struct cds_list_head link;
+};
+
+/* Deepest nesting an engine_thread accepts. */
+#define ENGINE_MAX_DEPTH ((size_t)1 << 20)
+
+/* @return 0, -EINVAL for an unsupported granularity or stamp width,
+ * -ENOMEM. */
+int engine_init(struct engine *e, const struct engine_config *config);
+/* Every engine_thread of @e must have been finished. */
+void engine_fini(struct engine *e);
+
+/* @return 0 or -ENOMEM. */
+int engine_thread_init(struct engine *e, struct engine_thread *t);
+/* Forget @t, its pending activations and its access stamps. */
+void engine_thread_fini(struct engine_thread *t);
+
+/* Open an activation of @region.  @cost_now is the caller's cost clock;
+ * the activation's cost is the clock at its return minus this.
+ * @return 0, -ENOMEM (stack cannot grow), -EOVERFLOW (stamps exhausted). */
+int engine_call(struct engine_thread *t, uint32_t region, uint32_t tag,
+		uint64_t cost_now);
+
+/* Close the innermost activation and describe it in @out.
+ * @return 0, -ENOENT if no activation is pending. */
+int engine_return(struct engine_thread *t, uint64_t cost_now,
+		  struct activation *out);
+
+/* The access events of DESIGN §2 on the cells of [addr, addr + size).
+ * A kread is a read.  Each call is one event for the cost in events.
+ * @return 0, -EINVAL if the range leaves the address space, -ENOMEM,
+ * -EOVERFLOW (stamps exhausted). */
+int engine_read(struct engine_thread *t, uintptr_t addr, size_t size);
+int engine_write(struct engine_thread *t, uintptr_t addr, size_t size);
+int engine_kwrite(struct engine_thread *t, uintptr_t addr, size_t size);
+
+static inline const struct frame *engine_top(const struct engine_thread *t)
+{
+	return t->depth ? &t->stack[t->depth] : NULL;
+}
+
+/* Set the cost clock reading the innermost activation started at (for
+ * callers that read their clock only after engine_call). */
+static inline void engine_set_cost_start(struct engine_thread *t,
+					 uint64_t cost)
+{
+	t->stack[t->depth].cost_start = cost;
+}
+
+static inline size_t engine_shadow_bytes(struct engine *e)
+{
+	return atomic_load_explicit(&e->pool.bytes_in_use,
+				    memory_order_relaxed);
+}
+
+static inline unsigned long engine_renumber_count(struct engine *e)
+{
+	return atomic_load_explicit(&e->renumbers, memory_order_relaxed);
+}
+
+/* Renumber every stamp of @e (DESIGN §3, last paragraph); called by an
+ * operation that found the write clock exhausted, outside any operation.
+ * @return 0, or -EOVERFLOW if even renumbering leaves no room. */
+int engine_renumber(struct engine *e);
+
+/* Deepest pending activation of @t whose stamp is <= @s, as an index into
+ * t->stack (0 if none). */
+size_t engine_frame_at(const struct engine_thread *t, stamp_t s);
+
+#endif

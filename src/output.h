@@ -1,0 +1,22 @@
+/*
+ * output.h - where profiles go: expanding the TRMS_OUTPUT template.
+ */
+#ifndef TRMS_OUTPUT_H
+#define TRMS_OUTPUT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Remember the directory relative output paths are resolved against: the
+ * working directory when the library started, so that a program that
+ * changes directory still leaves its profile where it was launched. */
+void output_init(void);
+
+/* The executable's file name (for %e). */
+const char *output_program_name(void);
+
+/* Expand @template (%p pid, %e executable name, %% percent) for process
+ * @pid into @out.  @return 0, or -ENAMETOOLONG. */
+int output_expand(const char *template, pid_t pid, char *out, size_t outlen);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * preload.c - starting and stopping the library inside a process: read the
+ * configuration, set up the engine, and write the profile at exit.
+ */
+#define _GNU_SOURCE
+#include "runtime.h"
+
+#include <string.h>
+#include <sys/auxv.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "output.h"
+
+struct runtime runtime;
+atomic_int runtime_state;
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void go_inert(const char *why)
+{
+	atomic_store(&runtime_state, -1);
+	if (why)
+		log_info("inactive: %s", why);
+}
+
+static void start_once(void)
+{
+	struct engine_config engine_config;
+	char path[CONFIG_PATH_MAX];
+
+	config_load();
+	if (config.off)
+		return go_inert("TRMS_OFF=1");
+	/* A set-uid or otherwise privileged program: its environment is not
+	 * to be trusted and it must not write files for the user. */
+	if (getauxval(AT_SECURE))
+		return go_inert(NULL);
+	clock_init();
+	output_init();
+	engine_config.granularity = config.granularity;
+	engine_config.stamp_bits = 0;
+	if (engine_init(&runtime.engine, &engine_config)) {
+		log_internal("cannot set up the engine; profiling disabled");
+		return go_inert(NULL);
+	}
+	pthread_mutex_init(&runtime.lock, NULL);
+	pthread_mutex_init(&runtime.flush_lock, NULL);
+	CDS_INIT_LIST_HEAD(&runtime.threads);
+	atomic_init(&runtime.enabled, true);
+	atomic_init(&runtime.generation, 1);
+	atomic_init(&runtime.finished, false);
+	runtime.start_realtime_ns = realtime_ns();
+	if (thread_key_create()) {
+		log_internal("cannot create a thread key; profiling disabled");
+		return go_inert(NULL);
+	}
+	atomic_store(&runtime_state, 1);
+	/* The thread that starts the library (normally the main thread) is
+	 * thread 0. */
+	thread_self();
+	if (output_expand(config.output, getpid(), path, sizeof(path)))
+		strcpy(path, "(a path too long to use)");
+	log_info("trms %s active: granularity %u, cost in %s, profile to %s",
+		 TRMS_VERSION_TEXT, config.granularity,
+		 config_cost_name(config.cost), path);
+}
+
+void runtime_start(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, start_once);
+}
+
+__attribute__((constructor)) static void trms_constructor(void)
+{
+	runtime_start();
+}
+
+__attribute__((destructor)) static void trms_destructor(void)
+{
+	if (atomic_load(&runtime_state) != 1)
+		return;
+	runtime_write_profile(true);
+}

@@ -1,0 +1,147 @@
+/*
+ * profile_dump.c - writing the process's profile: every thread's tuples,
+ * the region names and what describes the run.
+ */
+#define _GNU_SOURCE
+#include "runtime.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "output.h"
+#include "profile_writer.h"
+
+/* Written under flush_lock; too big for a thread's stack to be sure. */
+static struct profile_writer writer;
+
+struct dump_thread {
+	struct profile_writer *w;
+	uint32_t ordinal;
+};
+
+static void dump_tuple(void *ctx, const struct tuple_data *tuple)
+{
+	struct dump_thread *d = ctx;
+
+	profile_writer_tuple(d->w, d->ordinal, tuple);
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The command line, each argument escaped on its own, spaces between. */
+static void write_command(struct profile_writer *w)
+{
+	char buf[4096];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	/* Arguments are separated by NULs: escape each on its own and put
+	 * one blank between them, so the reader gets one field per
+	 * argument. */
+	char joined[3 * sizeof(buf)];
+	size_t len = 0;
+	static const char hex[] = "0123456789ABCDEF";
+	for (ssize_t i = 0; i < n && len + 4 < sizeof(joined); i++) {
+		unsigned char c = (unsigned char)buf[i];
+		if (c == '\0') {
+			if (i + 1 < n)
+				joined[len++] = ' ';
+		} else if (c <= ' ' || c == '%' || c == 0x7f) {
+			joined[len++] = '%';
+			joined[len++] = hex[c >> 4];
+			joined[len++] = hex[c & 15];
+		} else {
+			joined[len++] = (char)c;
+		}
+	}
+	joined[len] = '\0';
+	profile_writer_meta_raw(w, "command", joined);
+}
+
+static void write_meta(struct profile_writer *w)
+{
+	struct engine *e = &runtime.engine;
+
+	profile_writer_meta(w, "program", output_program_name());
+	write_command(w);
+	profile_writer_meta_u64(w, "pid", (uint64_t)getpid());
+	profile_writer_meta_u64(w, "ppid", (uint64_t)getppid());
+	profile_writer_meta_u64(w, "start_ns", runtime.start_realtime_ns);
+	profile_writer_meta_u64(w, "end_ns", realtime_ns());
+	profile_writer_meta(w, "cost", config_cost_name(config.cost));
+	if (config.cost == COST_NS)
+		profile_writer_meta(w, "clock", clock_source());
+	profile_writer_meta_u64(w, "granularity", e->granularity);
+	profile_writer_meta_u64(w, "stamp_bits", e->stamps.bits);
+	profile_writer_meta_u64(w, "shadow_bytes", engine_shadow_bytes(e));
+	profile_writer_meta_u64(w, "renumbers", engine_renumber_count(e));
+	profile_writer_meta(w, "library", TRMS_VERSION_TEXT);
+}
+
+int runtime_write_profile(bool final)
+{
+	struct profile_writer *w = &writer;
+	char path[CONFIG_PATH_MAX] = "";
+	struct trms_thread *t;
+	size_t skipped = 0;
+	uint64_t dropped = 0;
+	int rc;
+
+	pthread_mutex_lock(&runtime.flush_lock);
+	if (atomic_load(&runtime.finished)) {
+		pthread_mutex_unlock(&runtime.flush_lock);
+		return 0;
+	}
+	if (final) {
+		struct trms_thread *me = thread_self();
+		if (me)
+			thread_close_all(me);
+		atomic_store(&runtime.finished, true);
+	}
+	rc = output_expand(config.output, getpid(), path, sizeof(path));
+	if (rc)
+		goto out;
+	w->scale = config.cost == COST_NS ? clock_ns_per_tick() : 1.0;
+	rc = profile_writer_open(w, path);
+	if (rc)
+		goto out;
+	write_meta(w);
+	for (uint32_t id = 0; id < region_count(); id++)
+		profile_writer_region(w, id, region_name(id));
+	pthread_mutex_lock(&runtime.lock);
+	cds_list_for_each_entry(t, &runtime.threads, link)
+		profile_writer_thread(w, t->ordinal, t->name);
+	cds_list_for_each_entry(t, &runtime.threads, link) {
+		struct dump_thread d = { w, t->ordinal };
+		profile_for_each(&t->profile, dump_tuple, &d, &skipped);
+		dropped += __atomic_load_n(&t->profile.dropped,
+					   __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&runtime.lock);
+	profile_writer_meta_u64(w, "tuples_skipped", skipped);
+	profile_writer_meta_u64(w, "tuples_dropped", dropped);
+	rc = profile_writer_commit(w);
+out:
+	pthread_mutex_unlock(&runtime.flush_lock);
+	if (rc)
+		log_internal("cannot write the profile to %s: %s", path,
+			     strerror(-rc));
+	else if (final)
+		log_info("profile written to %s (shadow memory %zu KiB)", path,
+			 engine_shadow_bytes(&runtime.engine) >> 10);
+	return rc;
+}

@@ -1,0 +1,242 @@
+/*
+ * profile_writer.c - writes a profile file atomically (see
+ * profile_writer.h and docs/profile-format.md).
+ */
+#define _GNU_SOURCE
+#include "profile_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void flush_buffer(struct profile_writer *w)
+{
+	size_t done = 0;
+
+	while (done < w->len && !w->error) {
+		ssize_t r = write(w->fd, w->buf + done, w->len - done);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			w->error = r < 0 ? errno : EIO;
+		else
+			done += (size_t)r;
+	}
+	w->len = 0;
+}
+
+static void put_bytes(struct profile_writer *w, const char *s, size_t n)
+{
+	while (n && !w->error) {
+		if (w->len == sizeof(w->buf))
+			flush_buffer(w);
+		size_t room = sizeof(w->buf) - w->len;
+		size_t take = n < room ? n : room;
+		memcpy(w->buf + w->len, s, take);
+		w->len += take;
+		s += take;
+		n -= take;
+	}
+}
+
+static void put(struct profile_writer *w, const char *s)
+{
+	put_bytes(w, s, strlen(s));
+}
+
+char *u128_to_text(unsigned __int128 v, char *buf)
+{
+	char tmp[40];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return buf;
+}
+
+static void put_u128(struct profile_writer *w, unsigned __int128 v)
+{
+	char buf[40];
+
+	put(w, u128_to_text(v, buf));
+}
+
+/* Names are written with every byte that could end a field or a line, and
+ * '%' itself, as %XX. */
+static void put_name(struct profile_writer *w, const char *name)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (*p <= ' ' || *p == '%' || *p == 0x7f) {
+			char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+			put_bytes(w, esc, 3);
+		} else {
+			put_bytes(w, (const char *)p, 1);
+		}
+	}
+}
+
+static unsigned __int128 scaled(const struct profile_writer *w,
+				unsigned __int128 v, int power)
+{
+	if (w->scale == 1.0)
+		return v;
+	long double x = (long double)v * w->scale;
+	if (power == 2)
+		x *= w->scale;
+	return (unsigned __int128)(x + 0.5L);
+}
+
+int profile_writer_open(struct profile_writer *w, const char *path)
+{
+	static unsigned counter;
+
+	w->fd = -1;
+	w->error = 0;
+	w->tuples = 0;
+	w->len = 0;
+	if (w->scale == 0)
+		w->scale = 1.0;
+	if (strlen(path) >= sizeof(w->path))
+		return -ENAMETOOLONG;
+	strcpy(w->path, path);
+	for (int attempt = 0; attempt < 100; attempt++) {
+		snprintf(w->tmp_path, sizeof(w->tmp_path), "%s.tmp%d.%u", path,
+			 (int)getpid(),
+			 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+		w->fd = open(w->tmp_path,
+			     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+				     O_CLOEXEC,
+			     0644);
+		if (w->fd >= 0)
+			break;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	if (w->fd < 0)
+		return -EEXIST;
+	char head[64];
+	snprintf(head, sizeof(head), "trms-profile %d\n",
+		 PROFILE_FORMAT_VERSION);
+	put(w, head);
+	return 0;
+}
+
+void profile_writer_meta(struct profile_writer *w, const char *key,
+			 const char *value)
+{
+	put(w, "meta ");
+	put(w, key);
+	if (*value) {
+		put(w, " ");
+		put_name(w, value);
+	}
+	put(w, "\n");
+}
+
+void profile_writer_meta_raw(struct profile_writer *w, const char *key,
+			     const char *value)
+{
+	put(w, "meta ");
+	put(w, key);
+	if (*value) {
+		put(w, " ");
+		put(w, value);
+	}
+	put(w, "\n");
+}
+
+void profile_writer_meta_u64(struct profile_writer *w, const char *key,
+			     uint64_t value)
+{
+	put(w, "meta ");
+	put(w, key);
+	put(w, " ");
+	put_u128(w, value);
+	put(w, "\n");
+}
+
+void profile_writer_region(struct profile_writer *w, uint32_t id,
+			   const char *name)
+{
+	put(w, "region ");
+	put_u128(w, id);
+	put(w, " ");
+	put_name(w, name);
+	put(w, "\n");
+}
+
+void profile_writer_thread(struct profile_writer *w, uint32_t ordinal,
+			   const char *name)
+{
+	put(w, "thread ");
+	put_u128(w, ordinal);
+	if (name && *name) {
+		put(w, " ");
+		put_name(w, name);
+	}
+	put(w, "\n");
+}
+
+void profile_writer_tuple(struct profile_writer *w, uint32_t thread,
+			  const struct tuple_data *t)
+{
+	put(w, "tuple ");
+	put_u128(w, t->region);
+	put(w, " ");
+	put_u128(w, thread);
+	put(w, t->metric == METRIC_TRMS ? " trms " : " rms ");
+	put_u128(w, t->n);
+	put(w, " ");
+	put_u128(w, t->count);
+	put(w, " ");
+	put_u128(w, scaled(w, t->min, 1));
+	put(w, " ");
+	put_u128(w, scaled(w, t->max, 1));
+	put(w, " ");
+	put_u128(w, scaled(w, t->sum, 1));
+	put(w, " ");
+	put_u128(w, scaled(w, t->sumsq, 2));
+	put(w, " ");
+	put_u128(w, t->induced_thread);
+	put(w, " ");
+	put_u128(w, t->induced_external);
+	put(w, "\n");
+	w->tuples++;
+}
+
+int profile_writer_commit(struct profile_writer *w)
+{
+	put(w, "end ");
+	put_u128(w, w->tuples);
+	put(w, "\n");
+	flush_buffer(w);
+	if (!w->error && close(w->fd) != 0)
+		w->error = errno;
+	else if (w->error)
+		close(w->fd);
+	w->fd = -1;
+	if (!w->error && rename(w->tmp_path, w->path) != 0)
+		w->error = errno;
+	if (w->error) {
+		unlink(w->tmp_path);
+		return -w->error;
+	}
+	return 0;
+}
+
+void profile_writer_abort(struct profile_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	unlink(w->tmp_path);
+}

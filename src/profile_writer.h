@@ -1,0 +1,61 @@
+/*
+ * profile_writer.h - writes a profile file (format: docs/profile-format.md).
+ *
+ * The file is built under a temporary name next to the destination,
+ * created with O_EXCL|O_NOFOLLOW and mode 0644 (less the umask), and
+ * renamed over the destination only when complete: a reader sees the old
+ * profile or the new one, never a mix, and a symbolic link planted at
+ * either name is never followed.  Output goes through a fixed buffer: no
+ * allocation, so a profile can be written from anywhere.
+ */
+#ifndef TRMS_PROFILE_WRITER_H
+#define TRMS_PROFILE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+#define PROFILE_FORMAT_VERSION 1
+
+struct profile_writer {
+	int fd;
+	int error; /* first errno met, 0 if none */
+	size_t tuples;
+	double scale; /* multiplies costs: ticks to nanoseconds; 1 = exact */
+	char path[4096];
+	char tmp_path[4096 + 32];
+	size_t len;
+	char buf[8192];
+};
+
+/* Start writing the profile destined for @path.  @return 0 or -errno. */
+int profile_writer_open(struct profile_writer *w, const char *path);
+
+void profile_writer_meta(struct profile_writer *w, const char *key,
+			 const char *value);
+/* @value is already escaped (several fields separated by blanks). */
+void profile_writer_meta_raw(struct profile_writer *w, const char *key,
+			     const char *value);
+void profile_writer_meta_u64(struct profile_writer *w, const char *key,
+			     uint64_t value);
+void profile_writer_region(struct profile_writer *w, uint32_t id,
+			   const char *name);
+/* @name may be NULL: the thread is known by its ordinal. */
+void profile_writer_thread(struct profile_writer *w, uint32_t ordinal,
+			   const char *name);
+void profile_writer_tuple(struct profile_writer *w, uint32_t thread,
+			  const struct tuple_data *tuple);
+
+/* Finish: write the trailer, flush, rename into place.  On any error the
+ * temporary file is removed and the destination left as it was.
+ * @return 0 or -errno. */
+int profile_writer_commit(struct profile_writer *w);
+
+/* Give up: remove the temporary file. */
+void profile_writer_abort(struct profile_writer *w);
+
+/* Decimal text of @v into @buf (at least 40 bytes); returns @buf. */
+char *u128_to_text(unsigned __int128 v, char *buf);
+
+#endif

@@ -1,0 +1,78 @@
+/*
+ * region.h - region names: one id per distinct text, for the whole process.
+ *
+ * The registry is shared and locked, but it is consulted only when a
+ * thread meets a name pointer it has not seen before.  Each thread keeps a
+ * small cache from name pointers to ids: a pointer into a read-only part of
+ * a loaded object (a string literal) cannot change its text, so a hit on it
+ * is trusted without looking at the text; any other pointer is checked by
+ * comparing the text with the cached region's name, so a buffer that is
+ * reused for different names still gives the right region.
+ */
+#ifndef TRMS_REGION_H
+#define TRMS_REGION_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define REGION_NAME_MAX 1023
+#define REGION_MAX ((uint32_t)1 << 24)
+
+/* The id of the region named @name, registering it if new.
+ * @return 0, -ENAMETOOLONG, -ENOMEM (too many regions or no memory). */
+int region_intern(const char *name, uint32_t *id);
+
+/* Name of a registered region; safe from any thread without locks. */
+const char *region_name(uint32_t id);
+
+/* Number of registered regions (ids are 0..count-1). */
+uint32_t region_count(void);
+
+#define NAME_CACHE_SLOTS 64
+
+struct name_cache {
+	struct {
+		const char *ptr;
+		uint32_t id;
+		bool immutable;
+		unsigned generation;
+	} slot[NAME_CACHE_SLOTS];
+};
+
+/* Bumped whenever cached pointers may have become stale (an object was
+ * unloaded, so its read-only strings may be replaced by others). */
+extern unsigned region_cache_generation;
+void region_cache_invalidate(void);
+
+/* Register @name and remember it in @c.  @return as region_intern. */
+int region_lookup_slow(struct name_cache *c, const char *name, uint32_t *id);
+
+static inline unsigned name_cache_slot(const char *name)
+{
+	uintptr_t p = (uintptr_t)name;
+
+	return (unsigned)((p ^ (p >> 6) ^ (p >> 12)) % NAME_CACHE_SLOTS);
+}
+
+/* The region id for @name from @c; -EAGAIN if @c does not know it (then
+ * region_lookup_slow does). */
+static inline int region_lookup_fast(const struct name_cache *c,
+				     const char *name, uint32_t *id)
+{
+	unsigned i = name_cache_slot(name);
+
+	if (c->slot[i].ptr == name &&
+	    c->slot[i].generation ==
+		    __atomic_load_n(&region_cache_generation,
+				    __ATOMIC_RELAXED)) {
+		if (c->slot[i].immutable ||
+		    __builtin_strcmp(name, region_name(c->slot[i].id)) == 0) {
+			*id = c->slot[i].id;
+			return 0;
+		}
+	}
+	return -EAGAIN;
+}
+
+#endif

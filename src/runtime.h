@@ -1,0 +1,114 @@
+/*
+ * runtime.h - the library inside a process: one engine, the threads that
+ * use it, and what is needed to write the process's profile.
+ */
+#ifndef TRMS_RUNTIME_H
+#define TRMS_RUNTIME_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <urcu/list.h>
+
+#include "trms.h"
+
+#include "clock.h"
+#include "config.h"
+#include "cost.h"
+#include "engine.h"
+#include "profile.h"
+#include "region.h"
+
+#define TRMS_STRINGIFY2_(x) #x
+#define TRMS_STRINGIFY_(x) TRMS_STRINGIFY2_(x)
+#define TRMS_VERSION_TEXT                                                   \
+	TRMS_STRINGIFY_(TRMS_VERSION_MAJOR)                                 \
+	"." TRMS_STRINGIFY_(TRMS_VERSION_MINOR) "." TRMS_STRINGIFY_(        \
+		TRMS_VERSION_PATCH)
+
+#define THREAD_NAME_MAX 63
+
+/* Everything the library keeps for one thread of the program.  Fields
+ * other than those under the runtime lock are touched only by the thread
+ * itself. */
+struct trms_thread {
+	struct engine_thread engine;
+	struct profile_table profile;
+	struct name_cache names;
+	struct cost_meter cost;
+	uint32_t ordinal; /* 0 for the main thread, then first-use order */
+	char name[THREAD_NAME_MAX + 1]; /* written with atomic byte stores */
+	bool dead;        /* exited: only the profile remains */
+	struct cds_list_head link; /* in runtime.threads, by ordinal */
+};
+
+struct runtime {
+	struct engine engine;
+	atomic_bool enabled;
+	atomic_uint generation; /* bumped by trms_disable */
+	pthread_mutex_t lock;   /* guards threads and next_ordinal */
+	struct cds_list_head threads;
+	uint32_t next_ordinal;
+	pthread_key_t thread_key;
+	pthread_mutex_t flush_lock;
+	uint64_t start_realtime_ns;
+	atomic_bool finished; /* the final profile has been written */
+};
+
+extern struct runtime runtime;
+
+/* 0: not started; 1: active; -1: inert (TRMS_OFF, secure execution or a
+ * failure at start). */
+extern atomic_int runtime_state;
+
+/* Start the library (idempotent; the constructor calls it, and so does
+ * the first API call if it comes earlier). */
+void runtime_start(void);
+
+/* Write the profile.  @final: at exit (also closes the calling thread's
+ * open regions and stops further writes).  @return 0 or -errno. */
+int runtime_write_profile(bool final);
+
+/* The calling thread's state, created on first use; NULL if it cannot be
+ * created or the thread is past its exit. */
+struct trms_thread *thread_self(void);
+
+/* Set while the thread runs library code: a call that arrives meanwhile
+ * (from a signal handler, or from a function the library itself calls)
+ * must not touch the thread's state. */
+extern __thread bool runtime_busy __attribute__((tls_model("initial-exec")));
+
+/* True once the calling thread has gone through its exit. */
+bool thread_is_gone(void);
+
+/* Create the pthread key whose destructor ends a thread's profiling. */
+int thread_key_create(void);
+
+/* Record a finished activation, unless profiling was paused during it. */
+void thread_record(struct trms_thread *t, const struct activation *a);
+
+/* The tag a new activation gets: the current generation, or 0 if
+ * profiling is paused. */
+static inline uint32_t runtime_tag(void)
+{
+	if (!atomic_load_explicit(&runtime.enabled, memory_order_relaxed))
+		return 0;
+	return atomic_load_explicit(&runtime.generation, memory_order_relaxed);
+}
+
+/* The thread's cost clock: access events, or clock ticks with the
+ * library's own time taken out (see cost.h). */
+static inline uint64_t thread_cost_now(struct trms_thread *t)
+{
+	if (config.cost == COST_EVENTS)
+		return t->engine.events;
+	return clock_ticks() - t->cost.excluded;
+}
+
+/* Close all of the calling thread's open activations, recording them as
+ * ended now. */
+void thread_close_all(struct trms_thread *t);
+
+#endif

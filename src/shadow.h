@@ -1,0 +1,128 @@
+/*
+ * shadow.h - shadow memory: one stamp per cell of K bytes, for any address
+ * of the 47-bit user address space (DESIGN §5).
+ *
+ * Three levels, all mapped lazily from the kernel: a primary table of
+ * 2^15 slots, each covering 4 GiB with a secondary table of 2^16 slots,
+ * each covering 64 KiB of address with one chunk of stamps.
+ *
+ * A map is either private to one thread (the thread's own access stamps)
+ * or shared by all (the write stamps): in a shared map, tables and chunks
+ * are installed with compare-and-swap and cells are read and written with
+ * relaxed atomics, so no lock is ever taken.  Chunks come from a pool that
+ * belongs to the engine; a private map's chunks go back to it, zeroed, when
+ * its thread exits.
+ */
+#ifndef TRMS_SHADOW_H
+#define TRMS_SHADOW_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <urcu/lfstack.h>
+
+#include "stamp.h"
+
+#define SHADOW_ADDR_BITS 47
+#define SHADOW_CHUNK_ADDR_BITS 16
+#define SHADOW_SECONDARY_BITS 16
+#define SHADOW_PRIMARY_BITS \
+	(SHADOW_ADDR_BITS - SHADOW_CHUNK_ADDR_BITS - SHADOW_SECONDARY_BITS)
+#define SHADOW_ADDR_LIMIT ((uintptr_t)1 << SHADOW_ADDR_BITS)
+
+/* Chunks of one size, shared by all maps of one engine. */
+struct shadow_pool {
+	size_t chunk_cells;
+	size_t chunk_bytes;
+	struct cds_lfs_stack idle; /* discarded chunks ready for reuse */
+	atomic_size_t idle_count;
+	size_t idle_max;
+	atomic_size_t bytes_in_use; /* tables and chunks held by maps */
+};
+
+/* A level of the map: slots pointing to the next level, followed by one
+ * bit per slot in use so that walking the map skips empty ranges. */
+typedef _Atomic(void *) shadow_slot;
+
+struct shadow_map {
+	shadow_slot *primary;
+	struct shadow_pool *pool;
+	bool shared;
+};
+
+/* Remembers the last chunks a thread looked up in one map. */
+struct shadow_cache {
+	uintptr_t index[2];
+	stamp_t *chunk[2];
+};
+
+void shadow_pool_init(struct shadow_pool *pool, unsigned cell_shift);
+void shadow_pool_fini(struct shadow_pool *pool);
+
+int shadow_map_init(struct shadow_map *m, struct shadow_pool *pool,
+		    bool shared);
+/* Give all chunks back to the pool and unmap the tables.  Nobody may be
+ * using the map. */
+void shadow_map_fini(struct shadow_map *m);
+
+static inline void *shadow_slot_load(shadow_slot *table, size_t i)
+{
+	return atomic_load_explicit(&table[i], memory_order_acquire);
+}
+
+/* The chunk for chunk number @index (address >> 16), or NULL if none has
+ * been created. */
+static inline stamp_t *shadow_find(const struct shadow_map *m, uintptr_t index)
+{
+	shadow_slot *secondary =
+		shadow_slot_load(m->primary, index >> SHADOW_SECONDARY_BITS);
+
+	if (!secondary)
+		return NULL;
+	return shadow_slot_load(secondary,
+				index & ((1u << SHADOW_SECONDARY_BITS) - 1));
+}
+
+/* The chunk for @index, created (all zero) if needed; NULL if out of
+ * memory. */
+stamp_t *shadow_get(struct shadow_map *m, uintptr_t index);
+
+static inline void shadow_cache_reset(struct shadow_cache *c)
+{
+	c->index[0] = c->index[1] = UINTPTR_MAX;
+	c->chunk[0] = c->chunk[1] = NULL;
+}
+
+/* shadow_get through a two-entry cache.  Only found chunks are cached:
+ * another thread may create a missing shared chunk at any moment. */
+static inline stamp_t *shadow_get_cached(struct shadow_map *m,
+					 struct shadow_cache *c,
+					 uintptr_t index, bool create)
+{
+	stamp_t *chunk;
+
+	if (c->index[0] == index)
+		return c->chunk[0];
+	if (c->index[1] == index) {
+		chunk = c->chunk[1];
+	} else {
+		chunk = create ? shadow_get(m, index) : shadow_find(m, index);
+		if (!chunk)
+			return NULL;
+	}
+	c->index[1] = c->index[0];
+	c->chunk[1] = c->chunk[0];
+	c->index[0] = index;
+	c->chunk[0] = chunk;
+	return chunk;
+}
+
+/* Call @fn for every chunk of @m, in address order. */
+void shadow_for_each_chunk(const struct shadow_map *m,
+			   void (*fn)(void *ctx, uintptr_t index,
+				      stamp_t *chunk),
+			   void *ctx);
+
+#endif

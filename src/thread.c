@@ -1,0 +1,100 @@
+/*
+ * thread.c - the library's state for each thread of the program: created
+ * on a thread's first call, kept until the process writes its profile.
+ */
+#define _GNU_SOURCE
+#include "runtime.h"
+
+#include <string.h>
+
+#include "log.h"
+#include "vm.h"
+
+static __thread struct trms_thread *self
+	__attribute__((tls_model("initial-exec")));
+/* Set once the thread has gone through its exit: calls made after that
+ * (from other exit-time code) are ignored rather than starting over. */
+static __thread bool self_gone __attribute__((tls_model("initial-exec")));
+
+__thread bool runtime_busy __attribute__((tls_model("initial-exec")));
+
+bool thread_is_gone(void)
+{
+	return self_gone;
+}
+
+void thread_record(struct trms_thread *t, const struct activation *a)
+{
+	if (!a->tag || a->tag != runtime_tag())
+		return;
+	if (profile_add_activation(&t->profile, a->region, a->trms, a->rms,
+				   a->cost, a->induced_thread,
+				   a->induced_external))
+		log_internal("out of memory for profile tuples; new input "
+			     "sizes are dropped");
+}
+
+void thread_close_all(struct trms_thread *t)
+{
+	struct activation a;
+
+	while (t->engine.depth &&
+	       engine_return(&t->engine, thread_cost_now(t), &a) == 0)
+		thread_record(t, &a);
+}
+
+/* pthread key destructor: the thread is exiting (return, pthread_exit or
+ * cancellation).  Its open activations end now; its stamps go; its tuples
+ * stay for the profile. */
+static void thread_exit(void *arg)
+{
+	struct trms_thread *t = arg;
+
+	runtime_busy = true;
+	thread_close_all(t);
+	engine_thread_fini(&t->engine);
+	pthread_mutex_lock(&runtime.lock);
+	t->dead = true;
+	pthread_mutex_unlock(&runtime.lock);
+	self = NULL;
+	self_gone = true;
+	runtime_busy = false;
+}
+
+static struct trms_thread *attach(void)
+{
+	struct trms_thread *t = vm_alloc(sizeof(*t));
+
+	if (!t)
+		return NULL;
+	if (engine_thread_init(&runtime.engine, &t->engine)) {
+		vm_free(t, sizeof(*t));
+		return NULL;
+	}
+	profile_table_init(&t->profile);
+	pthread_mutex_lock(&runtime.lock);
+	t->ordinal = runtime.next_ordinal++;
+	cds_list_add_tail(&t->link, &runtime.threads);
+	pthread_mutex_unlock(&runtime.lock);
+	pthread_setspecific(runtime.thread_key, t);
+	self = t;
+	return t;
+}
+
+struct trms_thread *thread_self(void)
+{
+	if (__builtin_expect(self != NULL, 1))
+		return self;
+	if (self_gone)
+		return NULL;
+	struct trms_thread *t = attach();
+	if (!t)
+		log_internal("out of memory for a new thread's state; the "
+			     "thread is not profiled");
+	return t;
+}
+
+int thread_key_create(void)
+{
+	return pthread_key_create(&runtime.thread_key, thread_exit);
+}

@@ -1,0 +1,439 @@
+/*
+ * trms.c - the engine: shadow stacks, access stamps and the read/write
+ * timestamping algorithm of DESIGN §3, with the stamps of DESIGN §4.
+ */
+#define _LGPL_SOURCE
+#define _GNU_SOURCE
+#include "engine.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <urcu-bp.h>
+
+#include "cells.h"
+#include "vm.h"
+
+#define INITIAL_DEPTH 64
+
+int engine_init(struct engine *e, const struct engine_config *config)
+{
+	unsigned k = config->granularity;
+	unsigned bits = config->stamp_bits ? config->stamp_bits
+					   : TRMS_STAMP_BITS;
+
+	if (k == 0 || k > 16 || (k & (k - 1)))
+		return -EINVAL;
+	if (bits < STAMP_MIN_BITS || bits > TRMS_STAMP_BITS)
+		return -EINVAL;
+	memset(e, 0, sizeof(*e));
+	e->granularity = k;
+	e->cell_shift = (unsigned)__builtin_ctz(k);
+	stamp_layout_init(&e->stamps, bits);
+	e->g_mask = ~e->stamps.local_mask;
+	atomic_init(&e->g, 0);
+	shadow_pool_init(&e->pool, e->cell_shift);
+	if (shadow_map_init(&e->wts, &e->pool, true)) {
+		shadow_pool_fini(&e->pool);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&e->threads_lock, NULL);
+	CDS_INIT_LIST_HEAD(&e->threads);
+	pthread_mutex_init(&e->renumber_lock, NULL);
+	atomic_init(&e->renumber_pending, false);
+	atomic_init(&e->renumbers, 0);
+	atomic_init(&e->exhausted, false);
+	return 0;
+}
+
+void engine_fini(struct engine *e)
+{
+	shadow_map_fini(&e->wts);
+	shadow_pool_fini(&e->pool);
+	pthread_mutex_destroy(&e->threads_lock);
+	pthread_mutex_destroy(&e->renumber_lock);
+}
+
+int engine_thread_init(struct engine *e, struct engine_thread *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->engine = e;
+	t->capacity = INITIAL_DEPTH;
+	t->stack = vm_alloc(t->capacity * sizeof(*t->stack));
+	if (!t->stack)
+		return -ENOMEM;
+	if (shadow_map_init(&t->ts, &e->pool, false)) {
+		vm_free(t->stack, t->capacity * sizeof(*t->stack));
+		return -ENOMEM;
+	}
+	shadow_cache_reset(&t->ts_cache);
+	shadow_cache_reset(&t->wts_cache);
+	/* 0 means "never accessed"; the sentinel frame has stamp 0 and
+	 * every real stamp is above it. */
+	t->now = 1;
+	pthread_mutex_lock(&e->threads_lock);
+	cds_list_add_tail(&t->link, &e->threads);
+	pthread_mutex_unlock(&e->threads_lock);
+	return 0;
+}
+
+void engine_thread_fini(struct engine_thread *t)
+{
+	struct engine *e = t->engine;
+
+	pthread_mutex_lock(&e->threads_lock);
+	cds_list_del(&t->link);
+	pthread_mutex_unlock(&e->threads_lock);
+	shadow_map_fini(&t->ts);
+	vm_free(t->stack, t->capacity * sizeof(*t->stack));
+	t->stack = NULL;
+	t->depth = 0;
+}
+
+/*
+ * Operations run inside an RCU read-side critical section.  A renumbering
+ * raises renumber_pending and waits for a grace period: afterwards no
+ * operation is in flight, and every operation that starts sees the flag and
+ * waits on renumber_lock until the stamps are consistent again.
+ */
+static void op_begin(struct engine *e)
+{
+	for (;;) {
+		rcu_read_lock();
+		if (!atomic_load_explicit(&e->renumber_pending,
+					  memory_order_relaxed))
+			return;
+		rcu_read_unlock();
+		pthread_mutex_lock(&e->renumber_lock);
+		pthread_mutex_unlock(&e->renumber_lock);
+	}
+}
+
+static void op_end(void)
+{
+	rcu_read_unlock();
+}
+
+/* Take the next value of the write clock, unless it is used up. */
+static bool g_take(struct engine *e, uint64_t *g)
+{
+	uint64_t cur = atomic_load_explicit(&e->g, memory_order_relaxed);
+
+	do {
+		if (cur >= e->stamps.g_limit)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(
+		&e->g, &cur, cur + 1, memory_order_relaxed,
+		memory_order_relaxed));
+	*g = cur + 1;
+	return true;
+}
+
+/* Begin an operation that needs a fresh value of the write clock (a
+ * write, or a call whose local counter is used up), renumbering first if
+ * the clock has run out.  On success the operation is in progress. */
+static int op_begin_with_g(struct engine *e, uint64_t *g)
+{
+	for (;;) {
+		op_begin(e);
+		if (g_take(e, g))
+			return 0;
+		op_end();
+		if (atomic_load_explicit(&e->exhausted, memory_order_relaxed))
+			return -EOVERFLOW;
+		int rc = engine_renumber(e);
+		if (rc)
+			return rc;
+	}
+}
+
+static int grow_stack(struct engine_thread *t)
+{
+	size_t size = t->capacity * sizeof(*t->stack);
+	struct frame *stack;
+
+	if (t->capacity >= ENGINE_MAX_DEPTH)
+		return -ENOMEM;
+	stack = vm_resize(t->stack, size, 2 * size);
+	if (!stack)
+		return -ENOMEM;
+	t->stack = stack;
+	t->capacity *= 2;
+	return 0;
+}
+
+/* Begin the operation of a call and choose its stamp: the next local value,
+ * or a fresh G when the local part is used up.  The choice is made inside
+ * the operation because a renumbering may change t->now meanwhile. */
+static int op_begin_call(struct engine_thread *t, stamp_t *ts)
+{
+	struct engine *e = t->engine;
+	uint64_t g;
+
+	for (;;) {
+		op_begin(e);
+		if ((t->now & e->stamps.local_mask) != e->stamps.local_mask) {
+			*ts = t->now + 1;
+			return 0;
+		}
+		if (g_take(e, &g)) {
+			*ts = stamp_from_g(&e->stamps, g);
+			return 0;
+		}
+		op_end();
+		if (atomic_load_explicit(&e->exhausted, memory_order_relaxed))
+			return -EOVERFLOW;
+		int rc = engine_renumber(e);
+		if (rc)
+			return rc;
+	}
+}
+
+int engine_call(struct engine_thread *t, uint32_t region, uint32_t tag,
+		uint64_t cost_now)
+{
+	stamp_t ts;
+	int rc = op_begin_call(t, &ts);
+
+	if (rc)
+		return rc;
+	/* Growing may move the stack, which a renumbering reads: it has to
+	 * happen inside the operation. */
+	if (t->depth + 1 >= t->capacity && (rc = grow_stack(t)))
+		goto out;
+	t->now = ts;
+	struct frame *f = &t->stack[++t->depth];
+	f->ts = ts;
+	f->region = region;
+	f->tag = tag;
+	f->cost_start = cost_now;
+	f->trms = f->rms = f->induced_thread = f->induced_external = 0;
+out:
+	op_end();
+	return rc;
+}
+
+int engine_return(struct engine_thread *t, uint64_t cost_now,
+		  struct activation *out)
+{
+	if (!t->depth)
+		return -ENOENT;
+	op_begin(t->engine);
+	struct frame *f = &t->stack[t->depth];
+	struct frame *parent = f - 1;
+
+	out->region = f->region;
+	out->tag = f->tag;
+	out->trms = (uint64_t)f->trms;
+	out->rms = (uint64_t)f->rms;
+	out->induced_thread = (uint64_t)f->induced_thread;
+	out->induced_external = (uint64_t)f->induced_external;
+	out->cost = cost_now - f->cost_start;
+	parent->trms += f->trms;
+	parent->rms += f->rms;
+	parent->induced_thread += f->induced_thread;
+	parent->induced_external += f->induced_external;
+	t->depth--;
+	op_end();
+	return 0;
+}
+
+size_t engine_frame_at(const struct engine_thread *t, stamp_t s)
+{
+	size_t lo = 0, hi = t->depth; /* stack[lo].ts <= s < stack[hi + 1] */
+
+	/* Most accesses go back one or two levels: look there first. */
+	for (size_t i = t->depth; i > 0 && t->depth - i < 4; i--)
+		if (t->stack[i].ts <= s)
+			return i;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+		if (t->stack[mid].ts <= s)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static bool range_ok(uintptr_t addr, size_t size)
+{
+	return addr < SHADOW_ADDR_LIMIT && size <= SHADOW_ADDR_LIMIT - addr;
+}
+
+/* The cells of [addr, addr + size) one chunk-sized run at a time. */
+struct run_cursor {
+	uintptr_t cell, last;
+	size_t chunk_cells;
+};
+
+static void cursor_init(struct run_cursor *c, const struct engine *e,
+			uintptr_t addr, size_t size)
+{
+	c->cell = addr >> e->cell_shift;
+	c->last = (addr + size - 1) >> e->cell_shift;
+	c->chunk_cells = e->pool.chunk_cells;
+}
+
+/* The next run: chunk number, first cell within the chunk, cell count. */
+static bool cursor_next(struct run_cursor *c, uintptr_t *index,
+			size_t *offset, size_t *n)
+{
+	if (c->cell > c->last)
+		return false;
+	*index = c->cell / c->chunk_cells;
+	*offset = c->cell % c->chunk_cells;
+	*n = c->chunk_cells - *offset;
+	if (*n > c->last - c->cell + 1)
+		*n = c->last - c->cell + 1;
+	c->cell += *n;
+	return true;
+}
+
+/* The rare case of read_run: the run's earlier accesses belong to several
+ * ancestors, so each first access is charged back to its own. */
+static void uncount_each(struct engine_thread *t, const stamp_t *ts,
+			 const stamp_t *wts, size_t n, stamp_t top)
+{
+	stamp_t g_mask = t->engine->g_mask;
+	stamp_t memo_lo = 1, memo_hi = 0; /* empty: [lo, hi] */
+	size_t memo = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		stamp_t old = ts[i];
+		if (old == 0 || old >= top)
+			continue;
+		if (old < memo_lo || old > memo_hi) {
+			memo = engine_frame_at(t, old);
+			memo_lo = t->stack[memo].ts;
+			memo_hi = t->stack[memo + 1].ts - 1;
+		}
+		t->stack[memo].rms--;
+		bool induced = wts && (old & g_mask) <
+					      (SHARED_LOAD(&wts[i]) & g_mask);
+		if (!induced)
+			t->stack[memo].trms--;
+	}
+}
+
+static void read_run(struct engine_thread *t, stamp_t *ts,
+		     const stamp_t *wts, size_t n)
+{
+	struct engine *e = t->engine;
+	struct frame *top = &t->stack[t->depth];
+	struct read_tally k;
+
+	cells_tally_read(ts, wts, n, top->ts, t->now, e->g_mask, &k);
+	top->trms += (int64_t)(k.induced + k.first_own);
+	top->rms += (int64_t)k.first;
+	top->induced_external += (int64_t)k.induced_kernel;
+	top->induced_thread += (int64_t)(k.induced - k.induced_kernel);
+	if (k.first_seen) {
+		size_t j = engine_frame_at(t, k.seen_min);
+		if (j == engine_frame_at(t, k.seen_max)) {
+			t->stack[j].rms -= (int64_t)k.first_seen;
+			t->stack[j].trms -= (int64_t)k.first_own_seen;
+		} else {
+			uncount_each(t, ts, wts, n, top->ts);
+		}
+	}
+	/* Having read what another thread wrote, this thread's stamps must
+	 * not fall below that write's, or its next read would count again. */
+	if (k.induced_g_max > t->now) {
+		t->now = k.induced_g_max;
+		k.stale = n;
+	}
+	if (k.stale)
+		cells_fill(ts, n, t->now);
+}
+
+int engine_read(struct engine_thread *t, uintptr_t addr, size_t size)
+{
+	struct engine *e = t->engine;
+	struct run_cursor c;
+	uintptr_t index;
+	size_t offset, n;
+	int rc = 0;
+
+	t->events++;
+	if (!size)
+		return 0;
+	if (!range_ok(addr, size))
+		return -EINVAL;
+	cursor_init(&c, e, addr, size);
+	op_begin(e);
+	while (cursor_next(&c, &index, &offset, &n)) {
+		stamp_t *ts = shadow_get_cached(&t->ts, &t->ts_cache, index,
+						true);
+		if (!ts) {
+			rc = -ENOMEM;
+			break;
+		}
+		stamp_t *wts = shadow_get_cached(&e->wts, &t->wts_cache, index,
+						 false);
+		read_run(t, ts + offset, wts ? wts + offset : NULL, n);
+	}
+	op_end();
+	return rc;
+}
+
+/* Stamp [addr, addr + size) as written at G = @g: in the write table with
+ * @kernel_bit, and in the thread's own table unless the kernel wrote. */
+static int write_runs(struct engine_thread *t, uintptr_t addr, size_t size,
+		      uint64_t g, bool by_kernel)
+{
+	struct engine *e = t->engine;
+	stamp_t s = stamp_from_g(&e->stamps, g);
+	struct run_cursor c;
+	uintptr_t index;
+	size_t offset, n;
+
+	if (!by_kernel)
+		t->now = s;
+	cursor_init(&c, e, addr, size);
+	while (cursor_next(&c, &index, &offset, &n)) {
+		stamp_t *wts = shadow_get_cached(&e->wts, &t->wts_cache, index,
+						 true);
+		if (!wts)
+			return -ENOMEM;
+		cells_fill_shared(wts + offset, n,
+				  by_kernel ? s | STAMP_KERNEL : s);
+		if (by_kernel)
+			continue;
+		stamp_t *ts = shadow_get_cached(&t->ts, &t->ts_cache, index,
+						true);
+		if (!ts)
+			return -ENOMEM;
+		cells_fill(ts + offset, n, s);
+	}
+	return 0;
+}
+
+static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
+			bool by_kernel)
+{
+	uint64_t g;
+	int rc;
+
+	t->events++;
+	if (!size)
+		return 0;
+	if (!range_ok(addr, size))
+		return -EINVAL;
+	rc = op_begin_with_g(t->engine, &g);
+	if (rc)
+		return rc;
+	rc = write_runs(t, addr, size, g, by_kernel);
+	op_end();
+	return rc;
+}
+
+int engine_write(struct engine_thread *t, uintptr_t addr, size_t size)
+{
+	return write_common(t, addr, size, false);
+}
+
+int engine_kwrite(struct engine_thread *t, uintptr_t addr, size_t size)
+{
+	return write_common(t, addr, size, true);
+}

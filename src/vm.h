@@ -1,0 +1,32 @@
+/*
+ * vm.h - anonymous memory straight from the kernel.
+ *
+ * Everything the library keeps inside the host process comes from here,
+ * never from malloc: the allocator may be what is being profiled, and a
+ * signal may arrive while it holds its locks.
+ */
+#ifndef TRMS_VM_H
+#define TRMS_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Zero-filled, private, read-write memory of @size bytes (rounded up to
+ * whole pages), or NULL.  Pages are committed by the kernel on first touch,
+ * so large reservations cost only address space until used. */
+void *vm_alloc(size_t size);
+
+/* Give back memory obtained from vm_alloc (same @size). */
+void vm_free(void *p, size_t size);
+
+/* Grow or shrink a vm_alloc block, possibly moving it; NULL on failure
+ * (the old block is then still valid). */
+void *vm_resize(void *p, size_t old_size, size_t new_size);
+
+/* Drop the contents of [p, p + size): the pages read back as zeros and
+ * stop counting as resident until written again. */
+void vm_discard(void *p, size_t size);
+
+size_t vm_page_size(void);
+
+#endif

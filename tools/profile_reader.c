@@ -1,0 +1,378 @@
+/*
+ * profile_reader.c - reading and checking profile files (see
+ * profile_reader.h).
+ */
+#define _GNU_SOURCE
+#include "profile_reader.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/profile_writer.h"
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q) {
+		fprintf(stderr, "trms: out of memory\n");
+		exit(1);
+	}
+	return q;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d) {
+		fprintf(stderr, "trms: out of memory\n");
+		exit(1);
+	}
+	return d;
+}
+
+#define APPEND(arr, n, item)                                               \
+	do {                                                               \
+		if (((n) & ((n)-1)) == 0)                                  \
+			(arr) = xrealloc((arr), 2 * ((n) + 1) * sizeof(*(arr))); \
+		(arr)[(n)++] = (item);                                     \
+	} while (0)
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int profile_unescape(char *s)
+{
+	char *out = s;
+
+	for (char *p = s; *p; p++) {
+		if (*p != '%') {
+			*out++ = *p;
+			continue;
+		}
+		int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
+		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+			return -1;
+		*out++ = (char)(hi << 4 | lo);
+		p += 2;
+	}
+	*out = '\0';
+	return 0;
+}
+
+static bool parse_u128(const char *s, unsigned __int128 *out)
+{
+	unsigned __int128 v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		unsigned __int128 next = v * 10 + (unsigned)(*s - '0');
+		if (next / 10 != v)
+			return false; /* overflow */
+		v = next;
+	}
+	*out = v;
+	return true;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	unsigned __int128 v;
+
+	if (!parse_u128(s, &v) || v > UINT64_MAX)
+		return false;
+	*out = (uint64_t)v;
+	return true;
+}
+
+static bool parse_u32(const char *s, uint32_t *out)
+{
+	uint64_t v;
+
+	if (!parse_u64(s, &v) || v > UINT32_MAX)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+struct reading {
+	const char *path;
+	size_t line;
+	char *err;
+	size_t errlen;
+};
+
+static int bad(struct reading *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n = r->line ? snprintf(r->err, r->errlen, "%s:%zu: ", r->path,
+				   r->line)
+			: snprintf(r->err, r->errlen, "%s: ", r->path);
+
+	if (n < 0 || (size_t)n >= r->errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+#define MAX_FIELDS 16
+
+static size_t split(char *line, char **fields)
+{
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *tok = strtok_r(line, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		if (n == MAX_FIELDS)
+			return MAX_FIELDS + 1;
+		fields[n++] = tok;
+	}
+	return n;
+}
+
+static int read_tuple(struct reading *r, struct profile_doc *doc,
+		      char **f, size_t n)
+{
+	struct profile_tuple t = { 0 };
+	struct tuple_data *d = &t.data;
+	uint64_t *u64s[] = { &d->n, &d->count, &d->min, &d->max, &d->sum };
+
+	if (n != 12)
+		return bad(r, "a tuple line has 12 fields, this one has %zu", n);
+	if (!parse_u32(f[1], &d->region))
+		return bad(r, "bad region id '%s'", f[1]);
+	if (!profile_region_name(doc, d->region))
+		return bad(r, "tuple for undeclared region %u", d->region);
+	if (!parse_u32(f[2], &t.thread))
+		return bad(r, "bad thread ordinal '%s'", f[2]);
+	if (!profile_thread(doc, t.thread))
+		return bad(r, "tuple for undeclared thread %u", t.thread);
+	if (!strcmp(f[3], "trms"))
+		d->metric = METRIC_TRMS;
+	else if (!strcmp(f[3], "rms"))
+		d->metric = METRIC_RMS;
+	else
+		return bad(r, "unknown metric '%s' (expected trms or rms)", f[3]);
+	for (size_t i = 0; i < 5; i++)
+		if (!parse_u64(f[4 + i], u64s[i]))
+			return bad(r, "bad number '%s'", f[4 + i]);
+	if (!parse_u128(f[9], &d->sumsq))
+		return bad(r, "bad number '%s'", f[9]);
+	if (!parse_u64(f[10], &d->induced_thread) ||
+	    !parse_u64(f[11], &d->induced_external))
+		return bad(r, "bad induced count");
+	if (d->count == 0)
+		return bad(r, "tuple with count 0");
+	if (d->min > d->max)
+		return bad(r, "tuple with min %llu above max %llu",
+			   (unsigned long long)d->min,
+			   (unsigned long long)d->max);
+	APPEND(doc->tuples, doc->n_tuples, t);
+	return 0;
+}
+
+static int read_line(struct reading *r, struct profile_doc *doc, char *line,
+		     bool *ended)
+{
+	char *f[MAX_FIELDS];
+	size_t n;
+
+	if (*ended)
+		return bad(r, "text after the end line");
+	if (!strncmp(line, "meta ", 5)) {
+		char *key = line + 5;
+		char *value = strchr(key, ' ');
+		if (value)
+			*value++ = '\0';
+		if (!*key)
+			return bad(r, "meta line without a key");
+		struct profile_meta m = { xstrdup(key),
+					  xstrdup(value ? value : "") };
+		APPEND(doc->meta, doc->n_meta, m);
+		return 0;
+	}
+	n = split(line, f);
+	if (n == 0)
+		return bad(r, "empty line");
+	if (!strcmp(f[0], "region")) {
+		struct profile_region reg;
+		if (n != 3)
+			return bad(r, "a region line has 3 fields");
+		if (!parse_u32(f[1], &reg.id))
+			return bad(r, "bad region id '%s'", f[1]);
+		if (profile_region_name(doc, reg.id))
+			return bad(r, "region %u declared twice", reg.id);
+		if (profile_unescape(f[2]))
+			return bad(r, "bad escape in region name");
+		reg.name = xstrdup(f[2]);
+		APPEND(doc->regions, doc->n_regions, reg);
+		return 0;
+	}
+	if (!strcmp(f[0], "thread")) {
+		struct profile_thread th = { 0, NULL };
+		if (n != 2 && n != 3)
+			return bad(r, "a thread line has 2 or 3 fields");
+		if (!parse_u32(f[1], &th.ordinal))
+			return bad(r, "bad thread ordinal '%s'", f[1]);
+		if (profile_thread(doc, th.ordinal))
+			return bad(r, "thread %u declared twice", th.ordinal);
+		if (n == 3) {
+			if (profile_unescape(f[2]))
+				return bad(r, "bad escape in thread name");
+			th.name = xstrdup(f[2]);
+		}
+		APPEND(doc->threads, doc->n_threads, th);
+		return 0;
+	}
+	if (!strcmp(f[0], "tuple"))
+		return read_tuple(r, doc, f, n);
+	if (!strcmp(f[0], "end")) {
+		uint64_t count;
+		if (n != 2 || !parse_u64(f[1], &count))
+			return bad(r, "malformed end line");
+		if (count != doc->n_tuples)
+			return bad(r,
+				   "end line promises %llu tuples, the file "
+				   "has %zu",
+				   (unsigned long long)count, doc->n_tuples);
+		*ended = true;
+		return 0;
+	}
+	return bad(r, "unknown line type '%.32s'", f[0]);
+}
+
+int profile_read(const char *path, struct profile_doc *doc, char *err,
+		 size_t errlen)
+{
+	struct reading r = { path, 0, err, errlen };
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	bool ended = false;
+	ssize_t len;
+	int rc = -1;
+
+	memset(doc, 0, sizeof(*doc));
+	doc->path = xstrdup(path);
+	if (!f)
+		return bad(&r, "%s", strerror(errno));
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		r.line++;
+		if (len == 0 || line[len - 1] != '\n') {
+			bad(&r, "truncated line (no newline at the end)");
+			goto out;
+		}
+		line[--len] = '\0';
+		if ((size_t)len != strlen(line)) {
+			bad(&r, "NUL byte in the line");
+			goto out;
+		}
+		if (r.line == 1) {
+			int version;
+			char extra;
+			if (sscanf(line, "trms-profile %d%c", &version, &extra) !=
+			    1) {
+				bad(&r, "not a trms profile (the first line "
+					"should be 'trms-profile %d')",
+				    PROFILE_FORMAT_VERSION);
+				goto out;
+			}
+			if (version != PROFILE_FORMAT_VERSION) {
+				bad(&r,
+				    "profile format version %d; this trms "
+				    "reads version %d",
+				    version, PROFILE_FORMAT_VERSION);
+				goto out;
+			}
+			continue;
+		}
+		if (read_line(&r, doc, line, &ended))
+			goto out;
+	}
+	if (ferror(f)) {
+		bad(&r, "read error: %s", strerror(errno));
+		goto out;
+	}
+	r.line++;
+	if (r.line == 1) {
+		r.line = 0;
+		bad(&r, "empty file, not a trms profile");
+		goto out;
+	}
+	if (!ended) {
+		bad(&r, "truncated profile: no end line");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+void profile_doc_free(struct profile_doc *doc)
+{
+	for (size_t i = 0; i < doc->n_meta; i++) {
+		free(doc->meta[i].key);
+		free(doc->meta[i].value);
+	}
+	for (size_t i = 0; i < doc->n_regions; i++)
+		free(doc->regions[i].name);
+	for (size_t i = 0; i < doc->n_threads; i++)
+		free(doc->threads[i].name);
+	free(doc->meta);
+	free(doc->regions);
+	free(doc->threads);
+	free(doc->tuples);
+	free(doc->path);
+	memset(doc, 0, sizeof(*doc));
+}
+
+const char *profile_meta(const struct profile_doc *doc, const char *key)
+{
+	for (size_t i = 0; i < doc->n_meta; i++)
+		if (!strcmp(doc->meta[i].key, key))
+			return doc->meta[i].value;
+	return NULL;
+}
+
+const char *profile_region_name(const struct profile_doc *doc, uint32_t id)
+{
+	/* Regions are written in id order: try the direct position first. */
+	if (id < doc->n_regions && doc->regions[id].id == id)
+		return doc->regions[id].name;
+	for (size_t i = 0; i < doc->n_regions; i++)
+		if (doc->regions[i].id == id)
+			return doc->regions[i].name;
+	return NULL;
+}
+
+const struct profile_thread *profile_thread(const struct profile_doc *doc,
+					    uint32_t ordinal)
+{
+	if (ordinal < doc->n_threads && doc->threads[ordinal].ordinal == ordinal)
+		return &doc->threads[ordinal];
+	for (size_t i = 0; i < doc->n_threads; i++)
+		if (doc->threads[i].ordinal == ordinal)
+			return &doc->threads[i];
+	return NULL;
+}

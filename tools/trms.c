@@ -1,0 +1,80 @@
+/*
+ * trms.c - the `trms` command: dispatch to subcommands.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "trms.h"
+
+static const char usage[] =
+	"Usage: trms COMMAND [OPTIONS] [ARGS]\n"
+	"\n"
+	"trms measures how the cost of each code region grows with the size\n"
+	"of its input: the memory it reads for the first time, the data other\n"
+	"threads hand it and the data that arrives from files and sockets.\n"
+	"\n"
+	"Commands:\n"
+	"  replay   run the engine over an event trace (trms replay --help)\n"
+	"  report   print a profile (trms report --help)\n"
+	"  version  print the version\n"
+	"  help     show this help\n"
+	"\n"
+	"A program that links libtrms (or has it preloaded) writes its\n"
+	"profile at exit to TRMS_OUTPUT (default %e.%p.trms: executable name\n"
+	"and process id).  Environment variables read by the library:\n"
+	"  TRMS_OUTPUT       profile path template: %p pid, %e executable "
+	"name,\n"
+	"                    %% a percent sign (default %e.%p.trms)\n"
+	"  TRMS_COST         ns (default) or events\n"
+	"  TRMS_GRANULARITY  bytes per memory cell: 1, 2, 4 (default), 8, 16\n"
+	"  TRMS_VERBOSE      0 (default), 1 (say what the library does), 2\n"
+	"  TRMS_OFF          1: the library stays loaded but does nothing\n";
+
+int usage_error(const char *cmd, const char *message)
+{
+	if (message)
+		fprintf(stderr, "trms %s: %s\n", cmd, message);
+	fprintf(stderr, "Try 'trms %s --help'.\n", cmd);
+	return 2;
+}
+
+int parse_granularity(const char *s, unsigned *out)
+{
+	static const char *const allowed[] = { "1", "2", "4", "8", "16" };
+
+	for (unsigned i = 0; i < 5; i++) {
+		if (!strcmp(s, allowed[i])) {
+			*out = 1u << i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
+	    !strcmp(cmd, "-h")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("trms %s\n", trms_version());
+		return 0;
+	}
+	if (!strcmp(cmd, "replay"))
+		return cmd_replay(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return cmd_report(argc - 1, argv + 1);
+	fprintf(stderr, "trms: unknown command '%s'\n", cmd);
+	fputs("Try 'trms help'.\n", stderr);
+	return 2;
+}
