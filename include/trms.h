@@ -184,7 +184,9 @@ TRMS_API int trms_disable(void);
  *		...
  *	}
  *
- * The region is ended only if it was begun successfully.
+ * The region is ended only if it was begun successfully.  TRMS_REGION is a
+ * one-pass for loop: a break or continue directly inside its block leaves
+ * the block (ending the region), not an enclosing loop.
  */
 #if defined(__GNUC__) || defined(__clang__)
 struct trms_scope_ {

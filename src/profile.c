@@ -10,9 +10,11 @@
 
 #include "vm.h"
 
-/* The owner writes a slot's fields with relaxed atomic stores between two
- * updates of seq; a reader loads them with relaxed atomic loads and checks
- * seq did not move.  On x86-64 all of these are plain moves. */
+/* A sequence lock per slot, without fences: the owner makes seq odd, then
+ * writes the fields with release stores (so a reader that sees a new field
+ * also sees the odd seq), then makes seq even again; a reader loads seq,
+ * the fields with acquire loads (so its second look at seq cannot move
+ * before them), and seq again.  On x86-64 all of these are plain moves. */
 struct tuple_slot {
 	atomic_uint seq; /* 0: empty; odd: being written; even: stable */
 	uint32_t region;
@@ -38,8 +40,8 @@ struct tuple_array {
 #define INITIAL_CAPACITY 64
 #define MAX_CAPACITY ((size_t)1 << 30)
 
-#define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
-#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 static size_t array_bytes(size_t capacity)
 {
@@ -134,7 +136,6 @@ int profile_add(struct profile_table *t, uint32_t region, enum metric metric,
 
 	seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
 	atomic_store_explicit(&s->seq, seq + 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
 	unsigned __int128 sq = (unsigned __int128)cost * cost;
 	if (seq == 0) {
 		t->used++;
@@ -208,7 +209,6 @@ static bool read_slot(struct tuple_slot *s, struct tuple_data *out,
 			     LOAD(&s->sumsq_lo);
 		out->induced_thread = LOAD(&s->induced_thread);
 		out->induced_external = LOAD(&s->induced_external);
-		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&s->seq, memory_order_relaxed) ==
 		    before)
 			return true;

@@ -89,6 +89,11 @@ int thread_key_create(void);
 /* Record a finished activation, unless profiling was paused during it. */
 void thread_record(struct trms_thread *t, const struct activation *a);
 
+/* If set, called with every activation the profile records (tests use it
+ * to check each activation; not exported). */
+extern void (*runtime_observer)(struct trms_thread *t,
+				const struct activation *a);
+
 /* The tag a new activation gets: the current generation, or 0 if
  * profiling is paused. */
 static inline uint32_t runtime_tag(void)

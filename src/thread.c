@@ -23,10 +23,14 @@ bool thread_is_gone(void)
 	return self_gone;
 }
 
+void (*runtime_observer)(struct trms_thread *t, const struct activation *a);
+
 void thread_record(struct trms_thread *t, const struct activation *a)
 {
 	if (!a->tag || a->tag != runtime_tag())
 		return;
+	if (runtime_observer)
+		runtime_observer(t, a);
 	if (profile_add_activation(&t->profile, a->region, a->trms, a->rms,
 				   a->cost, a->induced_thread,
 				   a->induced_external))

@@ -1,0 +1,406 @@
+/*
+ * test_api.c - the public API in one thread, costs in events (the test
+ * runs with TRMS_COST=events and TRMS_OUTPUT in a scratch directory).
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "trms.h"
+
+#include "output.h"
+#include "profile_reader.h"
+#include "runtime.h"
+#include "test_util.h"
+
+/* What the observer saw, for the test that is running. */
+static struct {
+	char region[64];
+	struct activation a;
+	unsigned count;
+} seen[64];
+static unsigned n_seen;
+
+static void observe(struct trms_thread *t, const struct activation *a)
+{
+	(void)t;
+	if (n_seen < 64) {
+		snprintf(seen[n_seen].region, sizeof(seen[0].region), "%s",
+			 region_name(a->region));
+		seen[n_seen].a = *a;
+	}
+	n_seen++;
+}
+
+static void setup(void)
+{
+	n_seen = 0;
+	runtime_observer = observe;
+}
+
+static const char *profile_path(void)
+{
+	static char path[4096];
+
+	ck_assert_int_eq(
+		output_expand(config.output, getpid(), path, sizeof(path)), 0);
+	return path;
+}
+
+START_TEST(begin_end_records_input)
+{
+	static char buf[100];
+
+	ck_assert_int_eq(trms_region_begin("parse"), 0);
+	ck_assert_int_eq(trms_read(buf, sizeof(buf)), 0);
+	ck_assert_int_eq(trms_write(buf, 8), 0);
+	ck_assert_int_eq(trms_read(buf, 8), 0);
+	ck_assert_int_eq(trms_region_end("parse"), 0);
+	ck_assert_uint_eq(n_seen, 1);
+	ck_assert_str_eq(seen[0].region, "parse");
+	/* 100 bytes: 25 or 26 cells of 4 depending on alignment. */
+	uint64_t cells = ((uintptr_t)buf + 99) / 4 - (uintptr_t)buf / 4 + 1;
+	ck_assert_uint_eq(seen[0].a.trms, cells);
+	ck_assert_uint_eq(seen[0].a.rms, cells);
+	ck_assert_uint_eq(seen[0].a.cost, 3);
+}
+END_TEST
+
+START_TEST(mismatched_end_changes_nothing)
+{
+	ck_assert_int_eq(trms_region_begin("outer"), 0);
+	ck_assert_int_eq(trms_region_begin("inner"), 0);
+	ck_assert_int_eq(trms_region_end("outer"), -EINVAL);
+	ck_assert_int_eq(trms_region_end("nonexistent"), -EINVAL);
+	ck_assert_uint_eq(n_seen, 0);
+	ck_assert_int_eq(trms_region_end("inner"), 0);
+	ck_assert_int_eq(trms_region_end("outer"), 0);
+	ck_assert_uint_eq(n_seen, 2);
+	ck_assert_str_eq(seen[0].region, "inner");
+	ck_assert_str_eq(seen[1].region, "outer");
+	ck_assert_int_eq(trms_region_end("outer"), -EINVAL);
+	ck_assert_int_eq(trms_region_end(NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(end_null_closes_innermost)
+{
+	ck_assert_int_eq(trms_region_begin("a"), 0);
+	ck_assert_int_eq(trms_region_begin("b"), 0);
+	ck_assert_int_eq(trms_region_end(NULL), 0);
+	ck_assert_int_eq(trms_region_end(NULL), 0);
+	ck_assert_uint_eq(n_seen, 2);
+	ck_assert_str_eq(seen[0].region, "b");
+	ck_assert_str_eq(seen[1].region, "a");
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+	ck_assert_int_eq(trms_region_begin(NULL), -EINVAL);
+	ck_assert_int_eq(trms_region_begin(""), -EINVAL);
+	ck_assert_int_eq(trms_thread_name(NULL), -EINVAL);
+	ck_assert_int_eq(trms_read(NULL, 4), -EINVAL);
+	ck_assert_int_eq(trms_write(NULL, 4), -EINVAL);
+	ck_assert_int_eq(trms_read(NULL, 0), 0);
+	ck_assert_int_eq(trms_read((void *)(uintptr_t)0x7ffffffffff0, 64),
+			 -EINVAL);
+	ck_assert_int_eq(trms_read((void *)UINTPTR_MAX, 2), -EINVAL);
+	char long_name[2000];
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	ck_assert_int_eq(trms_region_begin(long_name), -ENAMETOOLONG);
+	ck_assert_uint_eq(n_seen, 0);
+}
+END_TEST
+
+/* A name built in one reused buffer: each text is its own region. */
+START_TEST(reused_buffer_names_told_apart)
+{
+	char buf[32];
+
+	for (int round = 0; round < 3; round++) {
+		strcpy(buf, "alpha");
+		ck_assert_int_eq(trms_region_begin(buf), 0);
+		strcpy(buf, "beta");
+		ck_assert_int_eq(trms_region_begin(buf), 0);
+		ck_assert_int_eq(trms_region_end(buf), 0);
+		strcpy(buf, "alpha");
+		ck_assert_int_eq(trms_region_end(buf), 0);
+	}
+	ck_assert_uint_eq(n_seen, 6);
+	for (unsigned i = 0; i < 6; i += 2) {
+		ck_assert_str_eq(seen[i].region, "beta");
+		ck_assert_str_eq(seen[i + 1].region, "alpha");
+	}
+	/* And the same text at two addresses is one region. */
+	char other[32] = "beta";
+	ck_assert_int_eq(trms_region_begin(other), 0);
+	ck_assert_int_eq(trms_region_end("beta"), 0);
+	ck_assert_uint_eq(seen[6].a.region, seen[0].a.region);
+}
+END_TEST
+
+/* Literals are recognised by address; buffers are checked by text. */
+START_TEST(literal_names_trusted_by_address)
+{
+	char buf[16] = "lit";
+	struct trms_thread *t;
+
+	ck_assert_int_eq(trms_region_begin("lit"), 0);
+	ck_assert_int_eq(trms_region_end("lit"), 0);
+	ck_assert_int_eq(trms_region_begin(buf), 0);
+	ck_assert_int_eq(trms_region_end(buf), 0);
+	t = thread_self();
+	unsigned lit = name_cache_slot("lit"), stack = name_cache_slot(buf);
+	ck_assert_ptr_eq(t->names.slot[lit].ptr, "lit");
+	ck_assert(t->names.slot[lit].immutable);
+	if (stack != lit) {
+		ck_assert_ptr_eq(t->names.slot[stack].ptr, buf);
+		ck_assert(!t->names.slot[stack].immutable);
+	}
+	ck_assert_uint_eq(seen[0].a.region, seen[1].a.region);
+}
+END_TEST
+
+static int scoped_function(int leave_early)
+{
+	TRMS_SCOPED_REGION("scoped");
+	if (leave_early)
+		return 1;
+	trms_read(&leave_early, sizeof(leave_early));
+	return 0;
+}
+
+START_TEST(scoped_forms_end_regions)
+{
+	int x = 0;
+
+	TRMS_REGION("block")
+	{
+		trms_read(&x, sizeof(x));
+	}
+	/* break leaves the region's block (not the enclosing loop), and the
+	 * region ends. */
+	int iterations = 0;
+	for (int i = 0; i < 3; i++) {
+		TRMS_REGION("loop")
+		{
+			if (i == 1)
+				break;
+			trms_read(&x, sizeof(x));
+		}
+		iterations++;
+	}
+	ck_assert_int_eq(iterations, 3);
+	scoped_function(1);
+	scoped_function(0);
+	ck_assert_uint_eq(n_seen, 6);
+	ck_assert_str_eq(seen[0].region, "block");
+	ck_assert_uint_eq(seen[0].a.trms, 1);
+	ck_assert_str_eq(seen[1].region, "loop");
+	ck_assert_uint_eq(seen[1].a.trms, 1);
+	ck_assert_str_eq(seen[2].region, "loop");
+	ck_assert_uint_eq(seen[2].a.trms, 0);
+	ck_assert_str_eq(seen[3].region, "loop");
+	ck_assert_str_eq(seen[4].region, "scoped");
+	ck_assert_str_eq(seen[5].region, "scoped");
+	ck_assert_uint_eq(seen[5].a.trms, 1);
+	/* Nothing is left open. */
+	ck_assert_int_eq(trms_region_end(NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(pause_drops_overlapping_activations)
+{
+	int x = 0;
+
+	ck_assert_int_eq(trms_region_begin("spans"), 0);
+	ck_assert_int_eq(trms_disable(), 0);
+	ck_assert_int_eq(trms_region_begin("paused"), 0);
+	ck_assert_int_eq(trms_read(&x, sizeof(x)), 0);
+	ck_assert_int_eq(trms_region_end("paused"), 0);
+	ck_assert_int_eq(trms_enable(), 0);
+	ck_assert_int_eq(trms_region_end("spans"), 0);
+	ck_assert_uint_eq(n_seen, 0);
+	ck_assert_int_eq(trms_region_begin("after"), 0);
+	ck_assert_int_eq(trms_read(&x, sizeof(x)), 0);
+	ck_assert_int_eq(trms_region_end("after"), 0);
+	ck_assert_uint_eq(n_seen, 1);
+	ck_assert_str_eq(seen[0].region, "after");
+	ck_assert_uint_eq(seen[0].a.trms, 1);
+	ck_assert_int_eq(trms_enable(), 0);
+}
+END_TEST
+
+START_TEST(reentrant_call_is_refused)
+{
+	runtime_busy = true;
+	ck_assert_int_eq(trms_region_begin("x"), -EBUSY);
+	ck_assert_int_eq(trms_read(&n_seen, 4), -EBUSY);
+	runtime_busy = false;
+	ck_assert_int_eq(trms_region_begin("x"), 0);
+	ck_assert_int_eq(trms_region_end("x"), 0);
+}
+END_TEST
+
+START_TEST(version_matches_header)
+{
+	char expected[32];
+
+	snprintf(expected, sizeof(expected), "%d.%d.%d", TRMS_VERSION_MAJOR,
+		 TRMS_VERSION_MINOR, TRMS_VERSION_PATCH);
+	ck_assert_str_eq(trms_version(), expected);
+}
+END_TEST
+
+static const struct profile_tuple *find_tuple(const struct profile_doc *doc,
+					      const char *region,
+					      enum metric metric, uint64_t n)
+{
+	for (size_t i = 0; i < doc->n_tuples; i++) {
+		const struct profile_tuple *t = &doc->tuples[i];
+		if (!strcmp(profile_region_name(doc, t->data.region), region) &&
+		    t->data.metric == metric && t->data.n == n)
+			return t;
+	}
+	return NULL;
+}
+
+START_TEST(flush_writes_profile)
+{
+	static char buf[64] __attribute__((aligned(64)));
+	struct profile_doc doc;
+	char err[512];
+
+	ck_assert_int_eq(trms_thread_name("main thread"), 0);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(trms_region_begin("flushed"), 0);
+		ck_assert_int_eq(trms_read(buf, sizeof(buf)), 0);
+		ck_assert_int_eq(trms_region_end("flushed"), 0);
+	}
+	ck_assert_int_eq(trms_flush(), 0);
+	ck_assert_msg(profile_read(profile_path(), &doc, err, sizeof(err)) == 0,
+		      "%s", err);
+	const struct profile_tuple *t =
+		find_tuple(&doc, "flushed", METRIC_TRMS, 16);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->data.count, 3);
+	ck_assert_uint_eq(t->data.min, 1);
+	ck_assert_uint_eq(t->data.sum, 3);
+	ck_assert_ptr_nonnull(find_tuple(&doc, "flushed", METRIC_RMS, 16));
+	ck_assert_str_eq(profile_thread(&doc, t->thread)->name, "main thread");
+	ck_assert_str_eq(profile_meta(&doc, "cost"), "events");
+	ck_assert_str_eq(profile_meta(&doc, "granularity"), "4");
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	ck_assert_str_eq(profile_meta(&doc, "pid"), pid);
+	struct stat st;
+	ck_assert_int_eq(stat(profile_path(), &st), 0);
+	ck_assert_int_eq(st.st_mode & 0002, 0);
+	profile_doc_free(&doc);
+	unlink(profile_path());
+}
+END_TEST
+
+/* A symbolic link planted where the profile goes is replaced, not
+ * followed. */
+START_TEST(flush_does_not_follow_symlink)
+{
+	char target[4200];
+	const char *path = profile_path();
+	struct stat st;
+
+	snprintf(target, sizeof(target), "%s.victim", path);
+	int fd = open(target, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "keep", 4), 4);
+	close(fd);
+	unlink(path);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(trms_region_begin("r"), 0);
+	ck_assert_int_eq(trms_region_end("r"), 0);
+	ck_assert_int_eq(trms_flush(), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_int_eq(stat(target, &st), 0);
+	ck_assert_int_eq(st.st_size, 4);
+	unlink(path);
+	unlink(target);
+}
+END_TEST
+
+/* At exit the profile is written, with regions still open counted as
+ * ended then. */
+START_TEST(exit_writes_profile)
+{
+	static char buf[40];
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		trms_region_begin("until_exit");
+		trms_read(buf, sizeof(buf));
+		exit(0);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	char path[4096];
+	struct profile_doc doc;
+	char err[512];
+	ck_assert_int_eq(output_expand(config.output, pid, path, sizeof(path)),
+			 0);
+	ck_assert_msg(profile_read(path, &doc, err, sizeof(err)) == 0, "%s",
+		      err);
+	uint64_t cells = ((uintptr_t)buf + 39) / 4 - (uintptr_t)buf / 4 + 1;
+	const struct profile_tuple *t =
+		find_tuple(&doc, "until_exit", METRIC_TRMS, cells);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->data.count, 1);
+	profile_doc_free(&doc);
+	unlink(path);
+}
+END_TEST
+
+static Suite *api_suite(void)
+{
+	Suite *s = suite_create("api");
+	TCase *tc = tcase_create("api");
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, begin_end_records_input);
+	tcase_add_test(tc, mismatched_end_changes_nothing);
+	tcase_add_test(tc, end_null_closes_innermost);
+	tcase_add_test(tc, bad_arguments);
+	tcase_add_test(tc, reused_buffer_names_told_apart);
+	tcase_add_test(tc, literal_names_trusted_by_address);
+	tcase_add_test(tc, scoped_forms_end_regions);
+	tcase_add_test(tc, pause_drops_overlapping_activations);
+	tcase_add_test(tc, reentrant_call_is_refused);
+	tcase_add_test(tc, version_matches_header);
+	tcase_add_test(tc, flush_writes_profile);
+	tcase_add_test(tc, flush_does_not_follow_symlink);
+	tcase_add_test(tc, exit_writes_profile);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(api_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

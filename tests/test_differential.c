@@ -1,0 +1,188 @@
+/*
+ * test_differential.c - the engine against the naive oracle (oracle.c,
+ * written straight from DESIGN §2) on many random traces: every
+ * activation must agree exactly, in every field and in order.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "oracle.h"
+#include "stamp.h"
+#include "test_util.h"
+#include "trace_gen.h"
+
+static const unsigned granularities[] = { 1, 2, 4, 8, 16 };
+
+/* Small enough that 8 threads 20 deep (160 pending activations) still
+ * fit after renumbering, and that renumbering happens every few dozen
+ * writes. */
+#define TINY_STAMP_BITS 12
+
+/* The narrowest stamps that still hold every activation a trace of @p can
+ * have pending after a renumbering (3 values each, plus a little room),
+ * so that renumbering happens as often as possible. */
+static unsigned tiny_bits_for(const struct gen_params *p)
+{
+	uint64_t need = 3 * (uint64_t)p->threads * p->max_depth + 4 + 16;
+
+	for (unsigned bits = STAMP_MIN_BITS;; bits++) {
+		struct stamp_layout l;
+		stamp_layout_init(&l, bits);
+		if (l.g_limit >= need)
+			return bits;
+	}
+}
+
+static void collect_oracle(void *ctx, const struct oracle_activation *a)
+{
+	struct result x = { a->tid, a->name, a->trms, a->rms,
+			    a->induced_thread, a->induced_external, a->cost };
+
+	results_push(ctx, &x);
+}
+
+/* Run both on @t; on disagreement save the trace and fail with the first
+ * differing activation. */
+static void check_trace(const struct trace *t, unsigned granularity,
+			unsigned stamp_bits, uint64_t seed,
+			unsigned long *renumbers)
+{
+	struct results engine = { 0 }, oracle = { 0 };
+	int rc = engine_results(t, granularity, stamp_bits, &engine,
+				renumbers);
+
+	ck_assert_msg(rc == 0, "engine failed with %d (seed %" PRIu64 ")", rc,
+		      seed);
+	ck_assert_int_eq(oracle_run(t, granularity, collect_oracle, &oracle),
+			 0);
+	long i = results_compare(&engine, &oracle);
+	if (i >= 0) {
+		char path[64], a[256], b[256];
+		snprintf(path, sizeof(path), "differential-%" PRIu64 ".trace",
+			 seed);
+		FILE *f = fopen(path, "w");
+		if (f) {
+			trace_write(f, t);
+			fclose(f);
+		}
+		result_format(a, sizeof(a), t,
+			      (size_t)i < engine.n ? &engine.v[i] : NULL);
+		result_format(b, sizeof(b), t,
+			      (size_t)i < oracle.n ? &oracle.v[i] : NULL);
+		ck_abort_msg("seed %" PRIu64 ", K=%u, stamp bits %u: "
+			     "activation %ld differs\n  engine: %s\n  oracle: "
+			     "%s\n  trace saved to %s",
+			     seed, granularity, stamp_bits, i, a, b, path);
+	}
+	results_free(&engine);
+	results_free(&oracle);
+}
+
+static void random_traces(unsigned count, unsigned min_events,
+			  unsigned max_events, bool tiny_stamps)
+{
+	uint64_t base = test_seed(tiny_stamps ? "differential (tiny stamps)"
+					      : "differential");
+	unsigned long renumbers = 0;
+
+	for (unsigned i = 0; i < count; i++) {
+		uint64_t seed = base * 1000003u + i;
+		uint64_t state = seed;
+		struct gen_params p;
+		struct trace t;
+		unsigned long r = 0;
+
+		gen_random_params(&p, &state,
+				  min_events + (unsigned)gen_below(
+						       &state, max_events -
+								       min_events));
+		trace_init(&t);
+		gen_trace(&t, &p, seed);
+		check_trace(&t, granularities[i % 5],
+			    tiny_stamps ? tiny_bits_for(&p) : 0, seed, &r);
+		renumbers += r;
+		trace_free(&t);
+	}
+	if (tiny_stamps)
+		ck_assert_msg(renumbers >= count,
+			      "only %lu renumberings in %u traces: the tiny "
+			      "stamp width is not being exercised",
+			      renumbers, count);
+}
+
+START_TEST(random_small_traces)
+{
+	random_traces(10000, 50, 400, false);
+}
+END_TEST
+
+START_TEST(random_traces_tiny_stamps)
+{
+	random_traces(2000, 500, 2000, true);
+}
+END_TEST
+
+/* A trace of a million events (and a long one with constant
+ * renumbering). */
+static void long_trace(unsigned stamp_bits)
+{
+	uint64_t seed = test_seed("differential (long)");
+	struct gen_params p = {
+		.threads = 6,
+		.max_depth = 20,
+		.events = 1000000,
+		.addr_base = 0x7f0000000000ull,
+		.addr_span = 1 << 14,
+		.max_size = 64,
+		.names = 8,
+		.run_length = 6,
+	};
+	struct trace t;
+	unsigned long renumbers = 0;
+
+	trace_init(&t);
+	gen_trace(&t, &p, seed);
+	check_trace(&t, 4, stamp_bits, seed, &renumbers);
+	if (stamp_bits)
+		ck_assert_uint_gt(renumbers, 1000);
+	trace_free(&t);
+}
+
+START_TEST(million_events)
+{
+	long_trace(0);
+}
+END_TEST
+
+START_TEST(million_events_tiny_stamps)
+{
+	long_trace(TINY_STAMP_BITS);
+}
+END_TEST
+
+static Suite *differential_suite(void)
+{
+	Suite *s = suite_create("differential");
+	TCase *tc = tcase_create("random");
+
+	tcase_set_timeout(tc, 900);
+	tcase_add_test(tc, random_small_traces);
+	tcase_add_test(tc, random_traces_tiny_stamps);
+	tcase_add_test(tc, million_events);
+	tcase_add_test(tc, million_events_tiny_stamps);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(differential_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,336 @@
+/*
+ * test_engine.c - the engine on hand-written traces: the worked cases of
+ * DESIGN §2, renumbering, granularity, shadow memory and bad input.
+ * Expected values come from the definitions, worked out by hand.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "engine.h"
+#include "test_util.h"
+
+static void run_text(const char *text, unsigned granularity,
+		     unsigned stamp_bits, struct results *out,
+		     struct trace *t)
+{
+	trace_from_text(t, text);
+	ck_assert_int_eq(engine_results(t, granularity, stamp_bits, out, NULL),
+			 0);
+}
+
+static void expect(const struct results *r, size_t i, const struct trace *t,
+		   const char *name, uint64_t trms, uint64_t rms,
+		   uint64_t induced_thread, uint64_t induced_external)
+{
+	ck_assert_uint_lt(i, r->n);
+	const struct result *x = &r->v[i];
+	ck_assert_str_eq(t->names[x->name], name);
+	ck_assert_uint_eq(x->trms, trms);
+	ck_assert_uint_eq(x->rms, rms);
+	ck_assert_uint_eq(x->induced_thread, induced_thread);
+	ck_assert_uint_eq(x->induced_external, induced_external);
+}
+
+/* x, y, z, w are the cells at 0, 4, 8, 12 (K = 4). */
+START_TEST(worked_one_thread)
+{
+	struct results r = { 0 };
+	struct trace t;
+
+	run_text("0 call f\n0 read 0 4\n0 write 4 4\n0 call g\n0 read 0 4\n"
+		 "0 read 4 4\n0 read 8 4\n0 write 12 4\n0 return\n"
+		 "0 read 12 4\n0 return\n",
+		 4, 0, &r, &t);
+	ck_assert_uint_eq(r.n, 2);
+	expect(&r, 0, &t, "g", 3, 3, 0, 0);
+	expect(&r, 1, &t, "f", 2, 2, 0, 0);
+	ck_assert_uint_eq(r.v[0].cost, 4);
+	ck_assert_uint_eq(r.v[1].cost, 7);
+	results_free(&r);
+	trace_free(&t);
+}
+END_TEST
+
+START_TEST(worked_foreign_write)
+{
+	struct results r = { 0 };
+	struct trace t;
+
+	run_text("1 call f\n1 read 0 4\n2 write 0 4\n1 read 0 4\n1 return\n",
+		 4, 0, &r, &t);
+	ck_assert_uint_eq(r.n, 1);
+	expect(&r, 0, &t, "f", 2, 1, 1, 0);
+	results_free(&r);
+	trace_free(&t);
+}
+END_TEST
+
+START_TEST(worked_foreign_write_nested)
+{
+	struct results r = { 0 };
+	struct trace t;
+
+	run_text("1 call f\n1 read 0 4\n2 write 0 4\n1 call h\n1 read 0 4\n"
+		 "1 return\n1 read 0 4\n1 return\n",
+		 4, 0, &r, &t);
+	ck_assert_uint_eq(r.n, 2);
+	expect(&r, 0, &t, "h", 1, 1, 1, 0);
+	expect(&r, 1, &t, "f", 2, 1, 1, 0);
+	results_free(&r);
+	trace_free(&t);
+}
+END_TEST
+
+START_TEST(worked_producer_consumer)
+{
+	const unsigned n = 50;
+	struct results r = { 0 };
+	struct trace t;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	fprintf(f, "2 call consumer\n");
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "1 write 64 4\n2 read 64 4\n");
+	fprintf(f, "2 return\n");
+	fclose(f);
+	run_text(text, 4, 0, &r, &t);
+	ck_assert_uint_eq(r.n, 1);
+	expect(&r, 0, &t, "consumer", n, 1, n, 0);
+	free(text);
+	results_free(&r);
+	trace_free(&t);
+}
+END_TEST
+
+START_TEST(worked_device_reads)
+{
+	const unsigned n = 40;
+	struct results r = { 0 };
+	struct trace t;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	fprintf(f, "0 call loop\n");
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "0 kwrite 100 8\n0 read 100 4\n");
+	fprintf(f, "0 return\n");
+	fclose(f);
+	run_text(text, 4, 0, &r, &t);
+	ck_assert_uint_eq(r.n, 1);
+	/* The device fills cells 25 and 26; only cell 25 is read. */
+	expect(&r, 0, &t, "loop", n, 1, 0, n);
+	free(text);
+	results_free(&r);
+	trace_free(&t);
+}
+END_TEST
+
+START_TEST(granularity_counts_cells)
+{
+	static const unsigned k[] = { 1, 2, 4, 8, 16 };
+	/* Bytes 5..41: cells 5..41, 2..20, 1..10, 0..5, 0..2. */
+	static const uint64_t cells[] = { 37, 19, 10, 6, 3 };
+
+	for (unsigned i = 0; i < 5; i++) {
+		struct results r = { 0 };
+		struct trace t;
+		run_text("0 call f\n0 read 5 37\n0 read 5 37\n0 return\n", k[i],
+			 0, &r, &t);
+		expect(&r, 0, &t, "f", cells[i], cells[i], 0, 0);
+		results_free(&r);
+		trace_free(&t);
+	}
+}
+END_TEST
+
+/* A range across a 64 KiB chunk boundary, read by parent and child. */
+START_TEST(range_across_chunks)
+{
+	struct results r = { 0 };
+	struct trace t;
+
+	run_text("0 call f\n0 read 0xfff0 64\n0 call g\n0 read 0xffe0 96\n"
+		 "0 return\n0 return\n",
+		 4, 0, &r, &t);
+	expect(&r, 0, &t, "g", 24, 24, 0, 0);
+	expect(&r, 1, &t, "f", 24, 24, 0, 0);
+	results_free(&r);
+	trace_free(&t);
+}
+END_TEST
+
+/* Earlier accesses spread over several ancestors: the per-cell path. */
+START_TEST(first_access_charged_to_each_ancestor)
+{
+	struct results r = { 0 };
+	struct trace t;
+
+	run_text("0 call a\n0 read 0 4\n0 call b\n0 read 4 4\n0 call c\n"
+		 "0 read 8 4\n0 call d\n0 read 0 12\n0 return\n0 return\n"
+		 "0 return\n0 return\n",
+		 4, 0, &r, &t);
+	expect(&r, 0, &t, "d", 3, 3, 0, 0);
+	expect(&r, 1, &t, "c", 3, 3, 0, 0);
+	expect(&r, 2, &t, "b", 3, 3, 0, 0);
+	expect(&r, 3, &t, "a", 3, 3, 0, 0);
+	results_free(&r);
+	trace_free(&t);
+}
+END_TEST
+
+/* The same worked case with stamps so narrow that every few writes force
+ * a renumbering: results must not change. */
+START_TEST(renumbering_keeps_results)
+{
+	struct results wide = { 0 }, narrow = { 0 };
+	struct trace t;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	unsigned long renumbers = 0;
+
+	fprintf(f, "1 call outer\n2 call other\n");
+	for (unsigned i = 0; i < 3000; i++) {
+		fprintf(f, "1 call inner\n1 read %u 8\n2 write %u 4\n",
+			(i * 12) % 256, (i * 20) % 256);
+		fprintf(f, "1 read %u 16\n0 kwrite %u 4\n1 return\n",
+			(i * 28) % 256, (i * 8) % 256);
+	}
+	fprintf(f, "1 return\n2 return\n");
+	fclose(f);
+	trace_from_text(&t, text);
+	ck_assert_int_eq(engine_results(&t, 4, 0, &wide, NULL), 0);
+	ck_assert_int_eq(engine_results(&t, 4, STAMP_MIN_BITS, &narrow,
+					&renumbers),
+			 0);
+	ck_assert_uint_gt(renumbers, 100);
+	ck_assert_int_eq(results_compare(&wide, &narrow), -1);
+	free(text);
+	results_free(&wide);
+	results_free(&narrow);
+	trace_free(&t);
+}
+END_TEST
+
+START_TEST(bad_config_rejected)
+{
+	struct engine e;
+	struct engine_config c = { 3, 0 };
+
+	ck_assert_int_eq(engine_init(&e, &c), -EINVAL);
+	c.granularity = 32;
+	ck_assert_int_eq(engine_init(&e, &c), -EINVAL);
+	c.granularity = 4;
+	c.stamp_bits = STAMP_MIN_BITS - 1;
+	ck_assert_int_eq(engine_init(&e, &c), -EINVAL);
+	c.stamp_bits = TRMS_STAMP_BITS + 1;
+	ck_assert_int_eq(engine_init(&e, &c), -EINVAL);
+}
+END_TEST
+
+START_TEST(ranges_outside_address_space)
+{
+	struct engine e;
+	struct engine_thread t;
+	struct engine_config c = { 4, 0 };
+
+	ck_assert_int_eq(engine_init(&e, &c), 0);
+	ck_assert_int_eq(engine_thread_init(&e, &t), 0);
+	ck_assert_int_eq(engine_read(&t, SHADOW_ADDR_LIMIT, 1), -EINVAL);
+	ck_assert_int_eq(engine_read(&t, SHADOW_ADDR_LIMIT - 4, 8), -EINVAL);
+	ck_assert_int_eq(engine_write(&t, UINTPTR_MAX - 2, 8), -EINVAL);
+	ck_assert_int_eq(engine_read(&t, SHADOW_ADDR_LIMIT - 4, 4), 0);
+	ck_assert_int_eq(engine_read(&t, 100, 0), 0);
+	ck_assert_int_eq(engine_return(&t, 0, &(struct activation){ 0 }),
+			 -ENOENT);
+	engine_thread_fini(&t);
+	engine_fini(&e);
+}
+END_TEST
+
+START_TEST(shadow_bytes_follow_use)
+{
+	struct engine e;
+	struct engine_thread t;
+	struct engine_config c = { 4, 0 };
+
+	ck_assert_int_eq(engine_init(&e, &c), 0);
+	size_t base = engine_shadow_bytes(&e);
+	ck_assert_uint_gt(base, 0); /* the write table's primary level */
+	ck_assert_int_eq(engine_thread_init(&e, &t), 0);
+	size_t with_thread = engine_shadow_bytes(&e);
+	/* 1 MiB read: 16 chunks of 64 KiB of address, each 16384 cells. */
+	static char buf[1 << 20];
+	ck_assert_int_eq(engine_read(&t, (uintptr_t)buf, sizeof(buf)), 0);
+	size_t chunk = (65536 / 4) * sizeof(stamp_t);
+	ck_assert_uint_ge(engine_shadow_bytes(&e), with_thread + 16 * chunk);
+	ck_assert_uint_le(engine_shadow_bytes(&e),
+			  with_thread + 17 * chunk + (1u << 20));
+	engine_thread_fini(&t);
+	ck_assert_uint_eq(engine_shadow_bytes(&e), base);
+	engine_fini(&e);
+}
+END_TEST
+
+START_TEST(deep_nesting_grows_stack)
+{
+	struct engine e;
+	struct engine_thread t;
+	struct engine_config c = { 4, 0 };
+	struct activation a;
+
+	ck_assert_int_eq(engine_init(&e, &c), 0);
+	ck_assert_int_eq(engine_thread_init(&e, &t), 0);
+	for (unsigned i = 0; i < 10000; i++) {
+		ck_assert_int_eq(engine_call(&t, 0, 0, 0), 0);
+		ck_assert_int_eq(engine_read(&t, 4 * i, 4), 0);
+	}
+	for (unsigned i = 10000; i-- > 0;) {
+		ck_assert_int_eq(engine_return(&t, 0, &a), 0);
+		ck_assert_uint_eq(a.trms, 10000 - i);
+	}
+	engine_thread_fini(&t);
+	engine_fini(&e);
+}
+END_TEST
+
+static Suite *engine_suite(void)
+{
+	Suite *s = suite_create("engine");
+	TCase *worked = tcase_create("worked cases");
+	TCase *units = tcase_create("units");
+
+	tcase_add_test(worked, worked_one_thread);
+	tcase_add_test(worked, worked_foreign_write);
+	tcase_add_test(worked, worked_foreign_write_nested);
+	tcase_add_test(worked, worked_producer_consumer);
+	tcase_add_test(worked, worked_device_reads);
+	suite_add_tcase(s, worked);
+	tcase_set_timeout(units, 120);
+	tcase_add_test(units, granularity_counts_cells);
+	tcase_add_test(units, range_across_chunks);
+	tcase_add_test(units, first_access_charged_to_each_ancestor);
+	tcase_add_test(units, renumbering_keeps_results);
+	tcase_add_test(units, bad_config_rejected);
+	tcase_add_test(units, ranges_outside_address_space);
+	tcase_add_test(units, shadow_bytes_follow_use);
+	tcase_add_test(units, deep_nesting_grows_stack);
+	suite_add_tcase(s, units);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(engine_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
