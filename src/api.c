@@ -46,32 +46,85 @@ static inline void leave(void)
 	runtime_busy = false;
 }
 
-static bool timed(void)
+static inline bool timed(void)
 {
 	return config.cost == COST_NS;
 }
 
-/* Resolve @name to a region id, timing the slow path (a name this thread
- * has not used before) so that it is kept out of the costs exactly. */
-static int lookup(struct trms_thread *t, const char *name, uint32_t *id,
-		  uint64_t *slow_ticks)
-{
-	int rc = region_lookup_fast(&t->names, name, id);
+/*
+ * Keeping an API call's own time out of the costs (see cost.h).  A call is
+ * either measured (clock at entry and exit) or charged the running
+ * estimate for its kind; either way, the slow paths it took are excluded
+ * exactly, and never taught to the estimate.
+ */
+struct meter {
+	bool measure, exact;
+	uint64_t entry, slow_start;
+};
 
-	if (__builtin_expect(rc != -EAGAIN, 1))
-		return rc;
+/* @exact: always measure, and do not learn from it (large accesses). */
+static inline void meter_start(struct trms_thread *t, struct meter *m,
+			       enum cost_op op, bool exact)
+{
+	m->exact = exact;
+	m->measure = exact || cost_sample(&t->cost, op);
+	m->entry = m->measure ? clock_ticks() : 0;
+	m->slow_start = thread_slow_ticks(t);
+}
+
+/* The same, for a call that has read the clock on entry anyway. */
+static inline void meter_start_at(struct trms_thread *t, struct meter *m,
+				  enum cost_op op, uint64_t entry)
+{
+	m->exact = false;
+	m->measure = cost_sample(&t->cost, op);
+	m->entry = entry;
+	m->slow_start = thread_slow_ticks(t);
+}
+
+static inline void meter_stop(struct trms_thread *t, struct meter *m,
+			      enum cost_op op, uint64_t now)
+{
+	uint64_t slow = thread_slow_ticks(t) - m->slow_start;
+
+	cost_exclude(&t->cost, slow);
+	if (!m->measure)
+		cost_estimated(&t->cost, op);
+	else if (m->exact)
+		cost_exclude(&t->cost, now - m->entry - slow);
+	else
+		cost_measured(&t->cost, op, now - m->entry - slow);
+}
+
+/* A name this thread has not met at this address: register it, timed. */
+static int lookup_slow(struct trms_thread *t, const char *name, uint32_t *id,
+		       bool *immutable)
+{
 	uint64_t start = timed() ? clock_ticks() : 0;
-	rc = region_lookup_slow(&t->names, name, id);
-	if (timed()) {
-		*slow_ticks = clock_ticks() - start;
-		cost_exclude(&t->cost, *slow_ticks);
-	}
+	int rc = region_lookup_slow(&t->names, name, id, immutable);
+
+	if (timed())
+		t->lookup_slow_ticks += clock_ticks() - start;
 	if (rc == -ENAMETOOLONG)
 		log_client("region name longer than %d bytes: \"%.40s...\"",
 			   REGION_NAME_MAX, name);
 	else if (rc)
 		log_internal("cannot register region \"%s\": %s", name,
 			     strerror(-rc));
+	return rc;
+}
+
+/* The region id of @name; *@key is @name if the pointer alone identifies
+ * the region (a literal), NULL if its text must be checked. */
+static inline int lookup(struct trms_thread *t, const char *name, uint32_t *id,
+			 const void **key)
+{
+	bool immutable = false;
+	int rc = region_lookup_fast(&t->names, name, id, &immutable);
+
+	if (__builtin_expect(rc == -EAGAIN, 0))
+		rc = lookup_slow(t, name, id, &immutable);
+	*key = immutable ? name : NULL;
 	return rc;
 }
 
@@ -86,28 +139,27 @@ static void report_engine_error(const char *what, int rc)
 			     what);
 }
 
-static int begin(struct trms_thread *t, const char *name)
+static inline int begin(struct trms_thread *t, const char *name)
 {
-	bool sample = timed() && cost_sample(&t->cost, COST_OP_BEGIN);
-	uint64_t entry = sample ? clock_ticks() : 0;
-	uint64_t slow_ticks = 0;
+	const bool is_timed = timed();
+	struct meter m = { 0 };
+	const void *key;
 	uint32_t id;
-	int rc = lookup(t, name, &id, &slow_ticks);
+	int rc;
 
-	if (!rc)
-		rc = engine_call(&t->engine, id, runtime_tag(),
+	if (is_timed)
+		meter_start(t, &m, COST_OP_BEGIN, false);
+	rc = lookup(t, name, &id, &key);
+	if (__builtin_expect(!rc, 1))
+		rc = engine_call(&t->engine, id, runtime_tag(), key,
 				 t->engine.events);
-	if (rc == -ENOMEM || rc == -EOVERFLOW)
+	if (__builtin_expect(rc != 0, 0))
 		report_engine_error("trms_region_begin", rc);
-	if (!timed())
+	if (!is_timed)
 		return rc;
 	/* The activation's clock starts now, after all of our own work. */
 	uint64_t now = clock_ticks();
-	if (sample)
-		cost_measured(&t->cost, COST_OP_BEGIN,
-			      now - entry - slow_ticks);
-	else
-		cost_estimated(&t->cost, COST_OP_BEGIN);
+	meter_stop(t, &m, COST_OP_BEGIN, now);
 	if (!rc)
 		engine_set_cost_start(&t->engine, now - t->cost.excluded);
 	return rc;
@@ -120,7 +172,7 @@ int trms_region_begin(const char *name)
 
 	if (!t)
 		return rc;
-	if (!name || !*name) {
+	if (__builtin_expect(!name || !*name, 0)) {
 		log_client("trms_region_begin: %s region name",
 			   name ? "empty" : "NULL");
 		rc = -EINVAL;
@@ -131,11 +183,12 @@ int trms_region_begin(const char *name)
 	return rc;
 }
 
-/* Check that @name (NULL: anything) names the innermost open region. */
-static int check_end(struct trms_thread *t, const char *name,
-		     uint64_t *slow_ticks)
+/* @name is not the pointer the innermost region began with: check it by
+ * its text. */
+static int check_end_slow(struct trms_thread *t, const char *name)
 {
 	const struct frame *top = engine_top(&t->engine);
+	const void *key;
 	uint32_t id;
 
 	if (!top) {
@@ -147,13 +200,37 @@ static int check_end(struct trms_thread *t, const char *name,
 	}
 	if (!name)
 		return 0;
-	if (!*name || lookup(t, name, &id, slow_ticks) || id != top->region) {
+	if (!*name || lookup(t, name, &id, &key) || id != top->region) {
 		log_client("trms_region_end(\"%s\"): the innermost open region "
 			   "is \"%s\"; nothing was closed",
 			   name, region_name(top->region));
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Check that @name (NULL: anything) names the innermost open region. */
+static inline int check_end(struct trms_thread *t, const char *name)
+{
+	const struct frame *top = engine_top(&t->engine);
+
+	if (__builtin_expect(top && name && name == top->key, 1))
+		return 0;
+	return check_end_slow(t, name);
+}
+
+/* The activation's cost clock reading at its end: events, or the time
+ * with all of our own work (and the floor) taken out, never below the
+ * reading it started at. */
+static inline uint64_t end_reading(struct trms_thread *t, bool is_timed,
+				   uint64_t now)
+{
+	if (!is_timed)
+		return t->engine.events;
+	cost_exclude(&t->cost, t->cost.floor);
+	uint64_t reading = now - t->cost.excluded;
+	uint64_t start = engine_top(&t->engine)->cost_start;
+	return reading < start ? start : reading;
 }
 
 int trms_region_end(const char *name)
@@ -164,26 +241,20 @@ int trms_region_end(const char *name)
 	if (!t)
 		return rc;
 	/* The activation's clock stops first, before any of our own work. */
-	uint64_t now = timed() ? clock_ticks() : 0;
-	bool sample = timed() && cost_sample(&t->cost, COST_OP_END);
-	uint64_t slow_ticks = 0;
+	const bool is_timed = timed();
+	uint64_t now = is_timed ? clock_ticks() : 0;
 	struct activation a;
+	struct meter m = { 0 };
 
-	rc = check_end(t, name, &slow_ticks);
-	if (!rc) {
-		uint64_t cost = timed() ? now - t->cost.excluded
-					: t->engine.events;
-		rc = engine_return(&t->engine, cost, &a);
-		if (!rc)
-			thread_record(t, &a);
+	if (is_timed)
+		meter_start_at(t, &m, COST_OP_END, now);
+	rc = check_end(t, name);
+	if (__builtin_expect(!rc, 1)) {
+		engine_return(&t->engine, end_reading(t, is_timed, now), &a);
+		thread_record(t, &a);
 	}
-	if (timed()) {
-		if (sample)
-			cost_measured(&t->cost, COST_OP_END,
-				      clock_ticks() - now - slow_ticks);
-		else
-			cost_estimated(&t->cost, COST_OP_END);
-	}
+	if (is_timed)
+		meter_stop(t, &m, COST_OP_END, clock_ticks());
 	leave();
 	return rc;
 }
@@ -196,7 +267,7 @@ static int access_range(const char *what, const void *addr, size_t size,
 
 	if (!t)
 		return rc;
-	if (!atomic_load_explicit(&runtime.enabled, memory_order_relaxed)) {
+	if (!runtime_tag()) {
 		leave();
 		return 0;
 	}
@@ -211,18 +282,13 @@ static int access_range(const char *what, const void *addr, size_t size,
 		/* Large accesses are timed exactly; small ones at a sampled
 		 * estimate, because two clock reads would cost more than the
 		 * access itself. */
-		bool large = (size >> runtime.engine.cell_shift) >=
-			     COST_MEASURE_CELLS;
-		bool measure = large || cost_sample(&t->cost, COST_OP_ACCESS);
-		uint64_t entry = measure ? clock_ticks() : 0;
+		struct meter m;
+		meter_start(t, &m, COST_OP_ACCESS,
+			    (size >> runtime.engine.cell_shift) >=
+				    COST_MEASURE_CELLS);
 		rc = op(&t->engine, (uintptr_t)addr, size);
-		if (!measure)
-			cost_estimated(&t->cost, COST_OP_ACCESS);
-		else if (large)
-			cost_exclude(&t->cost, clock_ticks() - entry);
-		else
-			cost_measured(&t->cost, COST_OP_ACCESS,
-				      clock_ticks() - entry);
+		meter_stop(t, &m, COST_OP_ACCESS,
+			   m.measure ? clock_ticks() : 0);
 	}
 	if (rc == -EINVAL)
 		log_client("%s(%p, %zu): the range is not inside the user "
@@ -283,12 +349,18 @@ int trms_flush(void)
 
 static int set_enabled(bool on)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
 	runtime_start();
 	if (atomic_load(&runtime_state) != 1)
 		return 0;
-	if (!on)
+	/* A pause ends the current generation: activations that began
+	 * before it never match the tag again. */
+	pthread_mutex_lock(&lock);
+	if (!on && atomic_load(&runtime.tag))
 		atomic_fetch_add(&runtime.generation, 1);
-	atomic_store(&runtime.enabled, on);
+	atomic_store(&runtime.tag, on ? atomic_load(&runtime.generation) : 0);
+	pthread_mutex_unlock(&lock);
 	return 0;
 }
 
@@ -300,6 +372,76 @@ int trms_enable(void)
 int trms_disable(void)
 {
 	return set_enabled(false);
+}
+
+/*
+ * Calibration, once at start on the thread that starts the library: empty
+ * begin/end pairs with a small read inside, through the real entry points,
+ * every call measured.  The medians seed the estimates of every thread;
+ * the median cost of the empty activations is the floor.  The region is
+ * not registered: its name is planted in the name cache with the id
+ * REGION_CALIBRATION, which thread_record hands to api_calibration_sample
+ * instead of the profile.
+ */
+static struct cost_calibration calibration;
+static uint64_t calibration_floor[COST_CALIBRATION_CALLS];
+static unsigned calibration_floor_n;
+
+void api_calibration_sample(uint64_t cost)
+{
+	if (calibration_floor_n < COST_CALIBRATION_CALLS)
+		calibration_floor[calibration_floor_n++] = cost;
+}
+
+static uint64_t median(uint64_t *v, unsigned n)
+{
+	/* Insertion sort: a hundred values, once. */
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t tmp = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = tmp;
+		}
+	return n ? v[n / 2] : 0;
+}
+
+void api_calibrate(struct trms_thread *t)
+{
+	static const char name[] = "trms: calibration";
+	static char data[8];
+	unsigned i = name_cache_slot(name);
+	__typeof__(t->names.slot[0]) saved = t->names.slot[i];
+
+	if (!timed())
+		return;
+	t->names.slot[i].ptr = name;
+	t->names.slot[i].id = REGION_CALIBRATION;
+	t->names.slot[i].immutable = true;
+	t->names.slot[i].generation =
+		__atomic_load_n(&region_cache_generation, __ATOMIC_RELAXED);
+	t->cost.calibrating = &calibration;
+	for (unsigned n = 0; n < COST_CALIBRATION_CALLS; n++) {
+		trms_region_begin(name);
+		trms_read(data, sizeof(data));
+		trms_region_end(name);
+	}
+	t->cost.calibrating = NULL;
+	t->names.slot[i] = saved;
+	for (unsigned op = 0; op < COST_OPS; op++)
+		runtime.cost_estimate[op] =
+			median(calibration.samples[op], calibration.n[op]);
+	/* The empty activations held one small read: that is ours too. */
+	uint64_t floor = median(calibration_floor, calibration_floor_n);
+	runtime.cost_floor = floor > runtime.cost_estimate[COST_OP_ACCESS]
+				     ? floor - runtime.cost_estimate[COST_OP_ACCESS]
+				     : 0;
+	thread_cost_defaults(t);
+	log_debug("cost calibration (ticks): floor %llu, begin %llu, end "
+		  "%llu, small access %llu",
+		  (unsigned long long)runtime.cost_floor,
+		  (unsigned long long)runtime.cost_estimate[COST_OP_BEGIN],
+		  (unsigned long long)runtime.cost_estimate[COST_OP_END],
+		  (unsigned long long)runtime.cost_estimate[COST_OP_ACCESS]);
 }
 
 const char *trms_version(void)

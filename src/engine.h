@@ -18,12 +18,17 @@
 #ifndef TRMS_ENGINE_H
 #define TRMS_ENGINE_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#ifndef _LGPL_SOURCE
+#define _LGPL_SOURCE /* liburcu's read-side fast paths, inlined */
+#endif
+#include <urcu-bp.h>
 #include <urcu/list.h>
 
 #include "shadow.h"
@@ -42,6 +47,7 @@ struct frame {
 	uint32_t region;
 	uint32_t tag; /* the caller's, handed back when the activation ends */
 	uint64_t cost_start;
+	const void *key; /* the caller's, e.g. the name pointer it began with */
 	int64_t trms;
 	int64_t rms;
 	int64_t induced_thread;
@@ -80,10 +86,12 @@ struct engine {
 struct engine_thread {
 	struct engine *engine;
 	struct frame *stack; /* stack[0] sits below every activation */
-	size_t depth;        /* pending activations: stack[1..depth] */
+	size_t depth;        /* pending activations: stack[1..depth]; written
+				atomically (a renumbering reads it) */
 	size_t capacity;
 	stamp_t now;         /* the largest stamp this thread has used */
 	uint64_t events;     /* access operations issued so far */
+	uint64_t slow_ticks; /* clock time spent allocating memory */
 	struct shadow_map ts;
 	struct shadow_cache ts_cache;
 	struct shadow_cache wts_cache;
@@ -105,15 +113,17 @@ int engine_thread_init(struct engine *e, struct engine_thread *t);
 void engine_thread_fini(struct engine_thread *t);
 
 /* Open an activation of @region.  @cost_now is the caller's cost clock;
- * the activation's cost is the clock at its return minus this.
+ * the activation's cost is the clock at its return minus this.  @key is
+ * kept in the frame for the caller.
  * @return 0, -ENOMEM (stack cannot grow), -EOVERFLOW (stamps exhausted). */
-int engine_call(struct engine_thread *t, uint32_t region, uint32_t tag,
-		uint64_t cost_now);
+static inline int engine_call(struct engine_thread *t, uint32_t region,
+			      uint32_t tag, const void *key,
+			      uint64_t cost_now);
 
 /* Close the innermost activation and describe it in @out.
  * @return 0, -ENOENT if no activation is pending. */
-int engine_return(struct engine_thread *t, uint64_t cost_now,
-		  struct activation *out);
+static inline int engine_return(struct engine_thread *t, uint64_t cost_now,
+				struct activation *out);
 
 /* The access events of DESIGN §2 on the cells of [addr, addr + size).
  * A kread is a read.  Each call is one event for the cost in events.
@@ -151,6 +161,77 @@ static inline unsigned long engine_renumber_count(struct engine *e)
  * operation that found the write clock exhausted, outside any operation.
  * @return 0, or -EOVERFLOW if even renumbering leaves no room. */
 int engine_renumber(struct engine *e);
+
+/* engine_call when the fast path does not apply: a renumbering is under
+ * way, the local stamp is used up, or the stack must grow. */
+int engine_call_slow(struct engine_thread *t, uint32_t region, uint32_t tag,
+		     const void *key, uint64_t cost_now);
+
+static inline void engine_push(struct engine_thread *t, stamp_t ts,
+			       uint32_t region, uint32_t tag, const void *key,
+			       uint64_t cost_now)
+{
+	struct frame *f = &t->stack[t->depth + 1];
+
+	t->now = ts;
+	f->ts = ts;
+	f->region = region;
+	f->tag = tag;
+	f->key = key;
+	f->cost_start = cost_now;
+	f->trms = f->rms = f->induced_thread = f->induced_external = 0;
+	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELAXED);
+}
+
+static inline int engine_call(struct engine_thread *t, uint32_t region,
+			      uint32_t tag, const void *key,
+			      uint64_t cost_now)
+{
+	struct engine *e = t->engine;
+
+	rcu_read_lock();
+	if (__builtin_expect(
+		    atomic_load_explicit(&e->renumber_pending,
+					 memory_order_relaxed) ||
+			    (t->now & e->stamps.local_mask) ==
+				    e->stamps.local_mask ||
+			    t->depth + 1 >= t->capacity,
+		    0)) {
+		rcu_read_unlock();
+		return engine_call_slow(t, region, tag, key, cost_now);
+	}
+	engine_push(t, t->now + 1, region, tag, key, cost_now);
+	rcu_read_unlock();
+	return 0;
+}
+
+/* A return reads and writes only partial counts, which a renumbering
+ * never touches, and the depth, which it reads atomically: no RCU
+ * section is needed. */
+static inline int engine_return(struct engine_thread *t, uint64_t cost_now,
+				struct activation *out)
+{
+	size_t depth = t->depth;
+
+	if (__builtin_expect(!depth, 0))
+		return -ENOENT;
+	struct frame *f = &t->stack[depth];
+	struct frame *parent = f - 1;
+
+	out->region = f->region;
+	out->tag = f->tag;
+	out->trms = (uint64_t)f->trms;
+	out->rms = (uint64_t)f->rms;
+	out->induced_thread = (uint64_t)f->induced_thread;
+	out->induced_external = (uint64_t)f->induced_external;
+	out->cost = cost_now - f->cost_start;
+	parent->trms += f->trms;
+	parent->rms += f->rms;
+	parent->induced_thread += f->induced_thread;
+	parent->induced_external += f->induced_external;
+	__atomic_store_n(&t->depth, depth - 1, __ATOMIC_RELAXED);
+	return 0;
+}
 
 /* Deepest pending activation of @t whose stamp is <= @s, as an index into
  * t->stack (0 if none). */

@@ -54,8 +54,8 @@ static void start_once(void)
 	pthread_mutex_init(&runtime.lock, NULL);
 	pthread_mutex_init(&runtime.flush_lock, NULL);
 	CDS_INIT_LIST_HEAD(&runtime.threads);
-	atomic_init(&runtime.enabled, true);
 	atomic_init(&runtime.generation, 1);
+	atomic_init(&runtime.tag, 1);
 	atomic_init(&runtime.finished, false);
 	runtime.start_realtime_ns = realtime_ns();
 	if (thread_key_create()) {
@@ -65,7 +65,9 @@ static void start_once(void)
 	atomic_store(&runtime_state, 1);
 	/* The thread that starts the library (normally the main thread) is
 	 * thread 0. */
-	thread_self();
+	struct trms_thread *main_thread = thread_self();
+	if (main_thread)
+		api_calibrate(main_thread);
 	if (output_expand(config.output, getpid(), path, sizeof(path)))
 		strcpy(path, "(a path too long to use)");
 	log_info("trms %s active: granularity %u, cost in %s, profile to %s",

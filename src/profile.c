@@ -8,27 +8,9 @@
 #include <sched.h>
 #include <string.h>
 
+#include "clock.h"
+#include "sort.h"
 #include "vm.h"
-
-/* A sequence lock per slot, without fences: the owner makes seq odd, then
- * writes the fields with release stores (so a reader that sees a new field
- * also sees the odd seq), then makes seq even again; a reader loads seq,
- * the fields with acquire loads (so its second look at seq cannot move
- * before them), and seq again.  On x86-64 all of these are plain moves. */
-struct tuple_slot {
-	atomic_uint seq; /* 0: empty; odd: being written; even: stable */
-	uint32_t region;
-	uint32_t metric;
-	uint64_t n;
-	uint64_t count;
-	uint64_t min;
-	uint64_t max;
-	uint64_t sum;
-	uint64_t sumsq_lo;
-	uint64_t sumsq_hi;
-	uint64_t induced_thread;
-	uint64_t induced_external;
-};
 
 /* Open addressing; the capacity travels with the slots so that a reader
  * holding an old array knows its size. */
@@ -39,9 +21,6 @@ struct tuple_array {
 
 #define INITIAL_CAPACITY 64
 #define MAX_CAPACITY ((size_t)1 << 30)
-
-#define LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 static size_t array_bytes(size_t capacity)
 {
@@ -66,24 +45,26 @@ void profile_table_fini(struct profile_table *t)
 	profile_table_init(t);
 }
 
-static size_t hash_key(uint32_t region, uint32_t metric, uint64_t n)
+static size_t hash_key(uint32_t region, uint64_t trms, uint64_t rms)
 {
-	uint64_t h = n * 0x9e3779b97f4a7c15ull;
+	uint64_t h = trms * 0x9e3779b97f4a7c15ull;
 
-	h ^= ((uint64_t)region << 1 | metric) * 0xc2b2ae3d27d4eb4full;
+	h ^= rms * 0xc2b2ae3d27d4eb4full;
+	h ^= (uint64_t)region * 0x165667b19e3779f9ull;
 	return (size_t)(h ^ (h >> 29));
 }
 
 /* The slot holding the key, or the empty slot where it belongs. */
 static struct tuple_slot *probe(struct tuple_array *a, uint32_t region,
-				uint32_t metric, uint64_t n)
+				uint64_t trms, uint64_t rms)
 {
 	size_t mask = a->capacity - 1;
 
-	for (size_t i = hash_key(region, metric, n) & mask;; i = (i + 1) & mask) {
+	for (size_t i = hash_key(region, trms, rms) & mask;;
+	     i = (i + 1) & mask) {
 		struct tuple_slot *s = &a->slot[i];
 		if (atomic_load_explicit(&s->seq, memory_order_relaxed) == 0 ||
-		    (s->region == region && s->metric == metric && s->n == n))
+		    (s->region == region && s->trms == trms && s->rms == rms))
 			return s;
 	}
 }
@@ -106,85 +87,63 @@ static int grow(struct profile_table *t)
 	for (size_t i = 0; old && i < old->capacity; i++) {
 		struct tuple_slot *s = &old->slot[i];
 		if (atomic_load_explicit(&s->seq, memory_order_relaxed))
-			*probe(a, s->region, s->metric, s->n) = *s;
+			*probe(a, s->region, s->trms, s->rms) = *s;
 	}
 	if (old)
 		t->retired[t->n_retired++] = old;
+	memset(t->memo, 0, sizeof(t->memo));
 	atomic_store_explicit(&t->array, a, memory_order_release);
 	return 0;
 }
 
-int profile_add(struct profile_table *t, uint32_t region, enum metric metric,
-		uint64_t n, uint64_t cost, uint64_t induced_thread,
-		uint64_t induced_external)
+int profile_record_slow(struct profile_table *t, uint32_t region,
+			uint64_t trms, uint64_t rms, uint64_t cost,
+			uint64_t induced_thread, uint64_t induced_external)
 {
 	struct tuple_array *a =
 		atomic_load_explicit(&t->array, memory_order_relaxed);
-	struct tuple_slot *s = a ? probe(a, region, metric, n) : NULL;
-	unsigned seq;
+	struct tuple_slot *s = a ? probe(a, region, trms, rms) : NULL;
 
 	if (!s || (atomic_load_explicit(&s->seq, memory_order_relaxed) == 0 &&
 		   (t->used + 1) * 8 > a->capacity * 5)) {
-		if (t->failed || grow(t)) {
+		uint64_t start = clock_ticks();
+		int rc = t->failed ? -ENOMEM : grow(t);
+		t->slow_ticks += clock_ticks() - start;
+		if (rc) {
 			t->failed = true;
-			STORE(&t->dropped, t->dropped + 1);
+			__atomic_store_n(&t->dropped, t->dropped + 1,
+					 __ATOMIC_RELAXED);
 			return -ENOMEM;
 		}
 		a = atomic_load_explicit(&t->array, memory_order_relaxed);
-		s = probe(a, region, metric, n);
+		s = probe(a, region, trms, rms);
 	}
-
-	seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
-	atomic_store_explicit(&s->seq, seq + 1, memory_order_relaxed);
-	unsigned __int128 sq = (unsigned __int128)cost * cost;
-	if (seq == 0) {
+	if (atomic_load_explicit(&s->seq, memory_order_relaxed) == 0) {
+		/* A new key: publish it whole, count 1. */
 		t->used++;
-		STORE(&s->region, region);
-		STORE(&s->metric, (uint32_t)metric);
-		STORE(&s->n, n);
-		STORE(&s->count, 1);
-		STORE(&s->min, cost);
-		STORE(&s->max, cost);
-		STORE(&s->sum, cost);
-		STORE(&s->sumsq_lo, (uint64_t)sq);
-		STORE(&s->sumsq_hi, (uint64_t)(sq >> 64));
-		STORE(&s->induced_thread, induced_thread);
-		STORE(&s->induced_external, induced_external);
-	} else {
-		unsigned __int128 total =
-			((unsigned __int128)s->sumsq_hi << 64 | s->sumsq_lo) +
-			sq;
-		STORE(&s->count, s->count + 1);
-		if (cost < s->min)
-			STORE(&s->min, cost);
-		if (cost > s->max)
-			STORE(&s->max, cost);
-		STORE(&s->sum, s->sum + cost);
-		STORE(&s->sumsq_lo, (uint64_t)total);
-		STORE(&s->sumsq_hi, (uint64_t)(total >> 64));
-		STORE(&s->induced_thread, s->induced_thread + induced_thread);
-		STORE(&s->induced_external,
-		      s->induced_external + induced_external);
+		atomic_store_explicit(&s->seq, 1, memory_order_relaxed);
+		__atomic_store_n(&s->region, region, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->trms, trms, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->rms, rms, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->count, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->min, UINT64_MAX, __ATOMIC_RELEASE);
+		atomic_store_explicit(&s->seq, 2, memory_order_release);
 	}
-	atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
+	tuple_slot_add(s, cost, induced_thread, induced_external);
+	t->memo[region % PROFILE_MEMO] = s;
 	return 0;
 }
 
-int profile_add_activation(struct profile_table *t, uint32_t region,
-			   uint64_t trms, uint64_t rms, uint64_t cost,
-			   uint64_t induced_thread, uint64_t induced_external)
-{
-	int rc = profile_add(t, region, METRIC_TRMS, trms, cost,
-			     induced_thread, induced_external);
-	int rc2 = profile_add(t, region, METRIC_RMS, rms, cost,
-			      induced_thread, induced_external);
-
-	return rc ? rc : rc2;
-}
+/* A slot copied out of a table. */
+struct slot_copy {
+	uint32_t region;
+	uint64_t key[2]; /* trms, rms */
+	struct tuple_data data;
+};
 
 /* Copy a stable slot into @out; false if it is empty or never held still
  * while we looked (then *stuck). */
-static bool read_slot(struct tuple_slot *s, struct tuple_data *out,
+static bool read_slot(struct tuple_slot *s, struct slot_copy *out,
 		      bool *stuck)
 {
 	*stuck = false;
@@ -198,41 +157,85 @@ static bool read_slot(struct tuple_slot *s, struct tuple_data *out,
 				sched_yield();
 			continue;
 		}
-		out->region = LOAD(&s->region);
-		out->metric = LOAD(&s->metric);
-		out->n = LOAD(&s->n);
-		out->count = LOAD(&s->count);
-		out->min = LOAD(&s->min);
-		out->max = LOAD(&s->max);
-		out->sum = LOAD(&s->sum);
-		out->sumsq = (unsigned __int128)LOAD(&s->sumsq_hi) << 64 |
-			     LOAD(&s->sumsq_lo);
-		out->induced_thread = LOAD(&s->induced_thread);
-		out->induced_external = LOAD(&s->induced_external);
+		out->region = __atomic_load_n(&s->region, __ATOMIC_ACQUIRE);
+		out->key[METRIC_TRMS] =
+			__atomic_load_n(&s->trms, __ATOMIC_ACQUIRE);
+		out->key[METRIC_RMS] = __atomic_load_n(&s->rms, __ATOMIC_ACQUIRE);
+		out->data.count = __atomic_load_n(&s->count, __ATOMIC_ACQUIRE);
+		out->data.min = __atomic_load_n(&s->min, __ATOMIC_ACQUIRE);
+		out->data.max = __atomic_load_n(&s->max, __ATOMIC_ACQUIRE);
+		out->data.sum = __atomic_load_n(&s->sum, __ATOMIC_ACQUIRE);
+		uint64_t lo = __atomic_load_n(&s->sumsq_lo, __ATOMIC_ACQUIRE);
+		uint64_t hi = __atomic_load_n(&s->sumsq_hi, __ATOMIC_ACQUIRE);
+		out->data.sumsq = (unsigned __int128)hi << 64 | lo;
+		out->data.induced_thread =
+			__atomic_load_n(&s->induced_thread, __ATOMIC_ACQUIRE);
+		out->data.induced_external =
+			__atomic_load_n(&s->induced_external, __ATOMIC_ACQUIRE);
 		if (atomic_load_explicit(&s->seq, memory_order_relaxed) ==
 		    before)
-			return true;
+			return out->data.count > 0;
 	}
 	*stuck = true;
 	return false;
 }
 
-void profile_for_each(const struct profile_table *t,
-		      void (*fn)(void *ctx, const struct tuple_data *tuple),
-		      void *ctx, size_t *skipped)
+/* The metric the copies are being folded by (sort_in_place takes no
+ * context; the caller holds the profile writer's lock or is single). */
+static _Thread_local unsigned fold_metric;
+
+static int compare_copies(const void *a, const void *b)
+{
+	const struct slot_copy *x = a, *y = b;
+
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	if (x->key[fold_metric] != y->key[fold_metric])
+		return x->key[fold_metric] < y->key[fold_metric] ? -1 : 1;
+	return 0;
+}
+
+int profile_for_each_tuple(const struct profile_table *t,
+			   void (*fn)(void *ctx, const struct tuple_data *tuple),
+			   void *ctx, size_t *skipped)
 {
 	struct tuple_array *a = atomic_load_explicit(
 		(_Atomic(struct tuple_array *) *)&t->array,
 		memory_order_acquire);
-	struct tuple_data tuple;
+	struct slot_copy *copies;
+	size_t n = 0, bytes;
 	bool stuck;
 
-	for (size_t i = 0; a && i < a->capacity; i++) {
-		if (read_slot(&a->slot[i], &tuple, &stuck))
-			fn(ctx, &tuple);
+	if (!a)
+		return 0;
+	bytes = a->capacity * sizeof(*copies);
+	copies = vm_alloc(bytes);
+	if (!copies)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->capacity; i++) {
+		if (read_slot(&a->slot[i], &copies[n], &stuck))
+			n++;
 		else if (stuck && skipped)
 			(*skipped)++;
 	}
+	for (unsigned metric = METRIC_TRMS; metric <= METRIC_RMS; metric++) {
+		fold_metric = metric;
+		sort_in_place(copies, n, sizeof(*copies), compare_copies);
+		for (size_t i = 0; i < n;) {
+			struct tuple_data tuple = { 0 };
+			size_t j = i;
+			for (; j < n && compare_copies(&copies[i], &copies[j]) == 0;
+			     j++)
+				tuple_merge(&tuple, &copies[j].data);
+			tuple.region = copies[i].region;
+			tuple.metric = metric;
+			tuple.n = copies[i].key[metric];
+			fn(ctx, &tuple);
+			i = j;
+		}
+	}
+	vm_free(copies, bytes);
+	return 0;
 }
 
 void tuple_merge(struct tuple_data *into, const struct tuple_data *tuple)

@@ -4,12 +4,18 @@
  * maximum, sum and sum of squares of the activations' costs, and the sums
  * of their thread-induced and external inputs.
  *
- * The owning thread adds to its table without locks or atomic
+ * Recording is on the path of every region end, so it does as little as
+ * possible: the table keeps one slot per distinct (region, trms, rms) and
+ * updates exactly one slot per activation, usually found through a small
+ * memo of each region's last slot.  The tuples keyed by trms and by rms
+ * are folded out of the slots when the profile is written.
+ *
+ * The owning thread updates its table without locks or atomic
  * read-modify-writes.  Another thread (the one writing the profile file)
- * may read it at the same time: each tuple carries a sequence counter that
- * is odd while the owner updates it, so the reader copies a tuple only
- * when it holds still; a table that has grown keeps its old arrays until
- * it is freed, so a reader never touches unmapped memory.
+ * may read it at the same time: each slot carries a sequence counter that
+ * is odd while the owner updates it, so the reader copies a slot only when
+ * it holds still; a table that has grown keeps its old arrays until it is
+ * freed, so a reader never touches unmapped memory.
  */
 #ifndef TRMS_PROFILE_H
 #define TRMS_PROFILE_H
@@ -21,7 +27,7 @@
 
 enum metric { METRIC_TRMS = 0, METRIC_RMS = 1 };
 
-/* A tuple as read out of a table. */
+/* A tuple as the profile shows it. */
 struct tuple_data {
 	uint32_t region;
 	uint32_t metric;
@@ -35,42 +41,107 @@ struct tuple_data {
 	uint64_t induced_external;
 };
 
+/* The activations of one region with one (trms, rms).  A sequence lock
+ * without fences: the owner makes seq odd, writes the fields with release
+ * stores (a reader that sees a new field also sees the odd seq), and makes
+ * seq even again; a reader loads seq, the fields with acquire loads (its
+ * second look at seq cannot move before them), and seq again.  On x86-64
+ * all of these are plain moves. */
+struct tuple_slot {
+	atomic_uint seq; /* 0: empty; odd: being written; even: stable */
+	uint32_t region;
+	uint64_t trms;
+	uint64_t rms;
+	uint64_t count;
+	uint64_t min;
+	uint64_t max;
+	uint64_t sum;
+	uint64_t sumsq_lo;
+	uint64_t sumsq_hi;
+	uint64_t induced_thread;
+	uint64_t induced_external;
+};
+
 struct tuple_array;
 
 #define PROFILE_MAX_RETIRED 48
+#define PROFILE_MEMO 16
 
 struct profile_table {
 	_Atomic(struct tuple_array *) array;
 	size_t used;
+	/* The last slot of each region, by region id modulo PROFILE_MEMO. */
+	struct tuple_slot *memo[PROFILE_MEMO];
 	struct tuple_array *retired[PROFILE_MAX_RETIRED];
 	size_t n_retired;
-	bool failed; /* could not grow: new sizes are dropped */
+	bool failed; /* could not grow: new keys are dropped */
 	uint64_t dropped;
+	uint64_t slow_ticks; /* clock time spent growing the table */
 };
 
 void profile_table_init(struct profile_table *t);
 void profile_table_fini(struct profile_table *t);
 
-/* Add one activation of @region with input size @n under @metric.
- * @return 0, or -ENOMEM if a new size could not be stored (counted in
- * t->dropped). */
-int profile_add(struct profile_table *t, uint32_t region, enum metric metric,
-		uint64_t n, uint64_t cost, uint64_t induced_thread,
-		uint64_t induced_external);
+/* Add @cost and the induced counts to @s (the owner's side of the
+ * sequence lock). */
+static inline void tuple_slot_add(struct tuple_slot *s, uint64_t cost,
+				  uint64_t induced_thread,
+				  uint64_t induced_external)
+{
+	unsigned seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
+	unsigned __int128 sq =
+		((unsigned __int128)s->sumsq_hi << 64 | s->sumsq_lo) +
+		(unsigned __int128)cost * cost;
 
-/* Record both tuples of a finished activation: keyed by its trms and by
- * its rms. */
-int profile_add_activation(struct profile_table *t, uint32_t region,
-			   uint64_t trms, uint64_t rms, uint64_t cost,
-			   uint64_t induced_thread, uint64_t induced_external);
+	atomic_store_explicit(&s->seq, seq + 1, memory_order_relaxed);
+	__atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELEASE);
+	if (cost < s->min)
+		__atomic_store_n(&s->min, cost, __ATOMIC_RELEASE);
+	if (cost > s->max)
+		__atomic_store_n(&s->max, cost, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->sum, s->sum + cost, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->sumsq_lo, (uint64_t)sq, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->sumsq_hi, (uint64_t)(sq >> 64), __ATOMIC_RELEASE);
+	__atomic_store_n(&s->induced_thread, s->induced_thread + induced_thread,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&s->induced_external,
+			 s->induced_external + induced_external,
+			 __ATOMIC_RELEASE);
+	atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
+}
 
-/* Call @fn for each tuple, copied consistently, from any thread.  A tuple
- * whose owner is stuck in the middle of updating it (the owner is the
- * calling thread, interrupted by a signal) is skipped and counted in
- * *skipped.  Order is unspecified. */
-void profile_for_each(const struct profile_table *t,
-		      void (*fn)(void *ctx, const struct tuple_data *tuple),
-		      void *ctx, size_t *skipped);
+/* Record a finished activation, the slow way (see profile_record). */
+int profile_record_slow(struct profile_table *t, uint32_t region,
+			uint64_t trms, uint64_t rms, uint64_t cost,
+			uint64_t induced_thread, uint64_t induced_external);
+
+/* Record a finished activation of @region.  @return 0, or -ENOMEM if a new
+ * (trms, rms) could not be stored (counted in t->dropped). */
+static inline int profile_record(struct profile_table *t, uint32_t region,
+				 uint64_t trms, uint64_t rms, uint64_t cost,
+				 uint64_t induced_thread,
+				 uint64_t induced_external)
+{
+	struct tuple_slot *s = t->memo[region % PROFILE_MEMO];
+
+	if (__builtin_expect(s && s->region == region && s->trms == trms &&
+				     s->rms == rms,
+			     1)) {
+		tuple_slot_add(s, cost, induced_thread, induced_external);
+		return 0;
+	}
+	return profile_record_slow(t, region, trms, rms, cost, induced_thread,
+				   induced_external);
+}
+
+/* Call @fn with each tuple of @t, keyed by trms and by rms, from any
+ * thread: sorted by metric, region and n.  A slot whose owner is stuck in
+ * the middle of updating it (the owner is the calling thread, interrupted
+ * by a signal) is skipped and counted in *skipped.
+ * @return 0, or -ENOMEM if no scratch memory could be had. */
+int profile_for_each_tuple(const struct profile_table *t,
+			   void (*fn)(void *ctx, const struct tuple_data *tuple),
+			   void *ctx, size_t *skipped);
 
 /* Fold @tuple into @into (same key): counts and sums add, bounds combine.
  * This is the merge of DESIGN §7 (associative and commutative). */

@@ -127,7 +127,9 @@ int runtime_write_profile(bool final)
 		profile_writer_thread(w, t->ordinal, t->name);
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		struct dump_thread d = { w, t->ordinal };
-		profile_for_each(&t->profile, dump_tuple, &d, &skipped);
+		if (profile_for_each_tuple(&t->profile, dump_tuple, &d,
+					   &skipped))
+			w->error = ENOMEM;
 		dropped += __atomic_load_n(&t->profile.dropped,
 					   __ATOMIC_RELAXED);
 	}

@@ -177,7 +177,8 @@ static bool is_immutable(const char *name, size_t len)
 	return q.found;
 }
 
-int region_lookup_slow(struct name_cache *c, const char *name, uint32_t *id)
+int region_lookup_slow(struct name_cache *c, const char *name, uint32_t *id,
+		       bool *immutable)
 {
 	unsigned i = name_cache_slot(name);
 	unsigned generation =
@@ -190,5 +191,6 @@ int region_lookup_slow(struct name_cache *c, const char *name, uint32_t *id)
 	c->slot[i].id = *id;
 	c->slot[i].immutable = is_immutable(name, strlen(name));
 	c->slot[i].generation = generation;
+	*immutable = c->slot[i].immutable;
 	return 0;
 }

@@ -18,6 +18,8 @@
 
 #define REGION_NAME_MAX 1023
 #define REGION_MAX ((uint32_t)1 << 24)
+/* Never registered: the hidden region used to calibrate costs. */
+#define REGION_CALIBRATION UINT32_MAX
 
 /* The id of the region named @name, registering it if new.
  * @return 0, -ENAMETOOLONG, -ENOMEM (too many regions or no memory). */
@@ -46,7 +48,8 @@ extern unsigned region_cache_generation;
 void region_cache_invalidate(void);
 
 /* Register @name and remember it in @c.  @return as region_intern. */
-int region_lookup_slow(struct name_cache *c, const char *name, uint32_t *id);
+int region_lookup_slow(struct name_cache *c, const char *name, uint32_t *id,
+		       bool *immutable);
 
 static inline unsigned name_cache_slot(const char *name)
 {
@@ -56,9 +59,11 @@ static inline unsigned name_cache_slot(const char *name)
 }
 
 /* The region id for @name from @c; -EAGAIN if @c does not know it (then
- * region_lookup_slow does). */
+ * region_lookup_slow does).  *@immutable tells whether the pointer alone
+ * identifies the region. */
 static inline int region_lookup_fast(const struct name_cache *c,
-				     const char *name, uint32_t *id)
+				     const char *name, uint32_t *id,
+				     bool *immutable)
 {
 	unsigned i = name_cache_slot(name);
 
@@ -69,6 +74,7 @@ static inline int region_lookup_fast(const struct name_cache *c,
 		if (c->slot[i].immutable ||
 		    __builtin_strcmp(name, region_name(c->slot[i].id)) == 0) {
 			*id = c->slot[i].id;
+			*immutable = c->slot[i].immutable;
 			return 0;
 		}
 	}

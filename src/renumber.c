@@ -21,14 +21,12 @@
  * Values are G parts (local part 0), so intra-thread and G comparisons
  * both survive, and 0 ("never") stays 0.
  */
-#define _LGPL_SOURCE
 #include "engine.h"
 
 #include <errno.h>
 
-#include <urcu-bp.h>
-
 #include "log.h"
+#include "sort.h"
 #include "vm.h"
 
 struct renumbering {
@@ -42,34 +40,11 @@ struct renumbering {
 	bool memo_valid;
 };
 
-static void sift_down(stamp_t *a, size_t root, size_t n)
+static int compare_stamps(const void *a, const void *b)
 {
-	for (;;) {
-		size_t child = 2 * root + 1;
-		if (child >= n)
-			return;
-		if (child + 1 < n && a[child + 1] > a[child])
-			child++;
-		if (a[root] >= a[child])
-			return;
-		stamp_t tmp = a[root];
-		a[root] = a[child];
-		a[child] = tmp;
-		root = child;
-	}
-}
+	stamp_t x = *(const stamp_t *)a, y = *(const stamp_t *)b;
 
-/* Heapsort: in place, no allocation, whatever calls us. */
-static void sort_stamps(stamp_t *a, size_t n)
-{
-	for (size_t i = n / 2; i-- > 0;)
-		sift_down(a, i, n);
-	for (size_t end = n; end-- > 1;) {
-		stamp_t tmp = a[0];
-		a[0] = a[end];
-		a[end] = tmp;
-		sift_down(a, 0, end);
-	}
+	return x < y ? -1 : x > y;
 }
 
 static size_t count_le(struct renumbering *r, stamp_t v)
@@ -139,15 +114,19 @@ static int collect_activations(struct renumbering *r, size_t *bytes)
 	size_t total = 0, n = 0;
 
 	cds_list_for_each_entry(t, &e->threads, link)
-		total += t->depth;
+		total += __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
 	*bytes = (total ? total : 1) * sizeof(stamp_t);
 	r->a = vm_alloc(*bytes);
 	if (!r->a)
 		return -ENOMEM;
-	cds_list_for_each_entry(t, &e->threads, link)
-		for (size_t i = 1; i <= t->depth; i++)
+	/* A thread may return meanwhile (returns run outside operations):
+	 * its popped frames are counted too, which only adds intervals. */
+	cds_list_for_each_entry(t, &e->threads, link) {
+		size_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
+		for (size_t i = 1; i <= depth && n < total; i++)
 			r->a[n++] = t->stack[i].ts;
-	sort_stamps(r->a, n);
+	}
+	sort_in_place(r->a, n, sizeof(*r->a), compare_stamps);
 	r->n = 0;
 	for (size_t i = 0; i < n; i++)
 		if (r->n == 0 || r->a[r->n - 1] != r->a[i])
@@ -181,7 +160,8 @@ static int renumber_quiescent(struct engine *e)
 	r.memo_valid = false;
 	shadow_for_each_chunk(&e->wts, remap_write_chunk, &r);
 	cds_list_for_each_entry(t, &e->threads, link) {
-		for (size_t i = 1; i <= t->depth; i++)
+		size_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
+		for (size_t i = 1; i <= depth; i++)
 			t->stack[i].ts = as_stamp(
 				e, 3 * (uint64_t)count_le(&r, t->stack[i].ts) +
 					   1);

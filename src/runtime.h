@@ -38,6 +38,7 @@ struct trms_thread {
 	struct profile_table profile;
 	struct name_cache names;
 	struct cost_meter cost;
+	uint64_t lookup_slow_ticks; /* time spent registering region names */
 	uint32_t ordinal; /* 0 for the main thread, then first-use order */
 	char name[THREAD_NAME_MAX + 1]; /* written with atomic byte stores */
 	bool dead;        /* exited: only the profile remains */
@@ -46,7 +47,10 @@ struct trms_thread {
 
 struct runtime {
 	struct engine engine;
-	atomic_bool enabled;
+	/* The tag new activations get: the generation while profiling is
+	 * on, 0 while it is paused (see trms_disable).  One word, so that
+	 * begin reads one load. */
+	atomic_uint tag;
 	atomic_uint generation; /* bumped by trms_disable */
 	pthread_mutex_t lock;   /* guards threads and next_ordinal */
 	struct cds_list_head threads;
@@ -55,6 +59,9 @@ struct runtime {
 	pthread_mutex_t flush_lock;
 	uint64_t start_realtime_ns;
 	atomic_bool finished; /* the final profile has been written */
+	/* Calibrated at start (see cost.h), then read-only. */
+	uint64_t cost_floor;
+	uint64_t cost_estimate[COST_OPS];
 };
 
 extern struct runtime runtime;
@@ -71,9 +78,20 @@ void runtime_start(void);
  * open regions and stops further writes).  @return 0 or -errno. */
 int runtime_write_profile(bool final);
 
+extern __thread struct trms_thread *thread_current
+	__attribute__((tls_model("initial-exec")));
+
+/* thread_self when the thread has no state yet. */
+struct trms_thread *thread_attach(void);
+
 /* The calling thread's state, created on first use; NULL if it cannot be
  * created or the thread is past its exit. */
-struct trms_thread *thread_self(void);
+static inline struct trms_thread *thread_self(void)
+{
+	struct trms_thread *t = thread_current;
+
+	return __builtin_expect(t != NULL, 1) ? t : thread_attach();
+}
 
 /* Set while the thread runs library code: a call that arrives meanwhile
  * (from a signal handler, or from a function the library itself calls)
@@ -86,8 +104,16 @@ bool thread_is_gone(void);
 /* Create the pthread key whose destructor ends a thread's profiling. */
 int thread_key_create(void);
 
-/* Record a finished activation, unless profiling was paused during it. */
-void thread_record(struct trms_thread *t, const struct activation *a);
+/* Measure the cost floor (see cost.h) on the calling thread, at start;
+ * api_calibration_sample receives each calibration activation's cost. */
+void api_calibrate(struct trms_thread *t);
+void api_calibration_sample(uint64_t cost);
+
+/* Give @t the calibrated floor and estimates. */
+void thread_cost_defaults(struct trms_thread *t);
+
+/* thread_record's rare cases: calibration, observer, out of memory. */
+void thread_record_slow(struct trms_thread *t, const struct activation *a);
 
 /* If set, called with every activation the profile records (tests use it
  * to check each activation; not exported). */
@@ -98,9 +124,7 @@ extern void (*runtime_observer)(struct trms_thread *t,
  * profiling is paused. */
 static inline uint32_t runtime_tag(void)
 {
-	if (!atomic_load_explicit(&runtime.enabled, memory_order_relaxed))
-		return 0;
-	return atomic_load_explicit(&runtime.generation, memory_order_relaxed);
+	return atomic_load_explicit(&runtime.tag, memory_order_relaxed);
 }
 
 /* The thread's cost clock: access events, or clock ticks with the
@@ -110,6 +134,32 @@ static inline uint64_t thread_cost_now(struct trms_thread *t)
 	if (config.cost == COST_EVENTS)
 		return t->engine.events;
 	return clock_ticks() - t->cost.excluded;
+}
+
+/* Record a finished activation, unless profiling was paused during it. */
+static inline void thread_record(struct trms_thread *t,
+				 const struct activation *a)
+{
+	if (__builtin_expect(a->region == REGION_CALIBRATION ||
+				     runtime_observer != NULL,
+			     0))
+		return thread_record_slow(t, a);
+	if (!a->tag || a->tag != runtime_tag())
+		return;
+	if (__builtin_expect(profile_record(&t->profile, a->region, a->trms,
+					    a->rms, a->cost, a->induced_thread,
+					    a->induced_external) != 0,
+			     0))
+		thread_record_slow(t, a);
+}
+
+/* Clock time the thread has spent on slow paths so far: registering
+ * names, creating shadow memory, growing its stack or tuple table.  Such
+ * work is timed where it happens and excluded exactly. */
+static inline uint64_t thread_slow_ticks(const struct trms_thread *t)
+{
+	return t->lookup_slow_ticks + t->engine.slow_ticks +
+	       t->profile.slow_ticks;
 }
 
 /* Close all of the calling thread's open activations, recording them as

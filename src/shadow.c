@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "clock.h"
 #include "vm.h"
 
 #define ULONG_BITS (8 * sizeof(unsigned long))
@@ -149,28 +150,38 @@ static void discard_chunk(struct shadow_map *m, void *p)
 	chunk_give_back(m->pool, p);
 }
 
-stamp_t *shadow_get(struct shadow_map *m, uintptr_t index)
+stamp_t *shadow_get(struct shadow_map *m, uintptr_t index,
+		    uint64_t *slow_ticks)
 {
 	size_t p = index >> SHADOW_SECONDARY_BITS;
 	size_t s = index & (SECONDARY_SLOTS - 1);
 	shadow_slot *secondary = shadow_slot_load(m->primary, p);
+	stamp_t *chunk;
 
+	if (secondary) {
+		chunk = shadow_slot_load(secondary, s);
+		if (chunk)
+			return chunk;
+	}
+	uint64_t start = clock_ticks();
 	if (!secondary) {
 		shadow_slot *fresh = table_new(m->pool, SECONDARY_SLOTS);
-		if (!fresh)
+		if (!fresh) {
+			*slow_ticks += clock_ticks() - start;
 			return NULL;
+		}
 		secondary = install(m, m->primary, PRIMARY_SLOTS, p, fresh,
 				    discard_secondary);
 	}
 
-	stamp_t *chunk = shadow_slot_load(secondary, s);
+	chunk = shadow_slot_load(secondary, s);
 	if (!chunk) {
 		stamp_t *fresh = chunk_take(m->pool);
-		if (!fresh)
-			return NULL;
-		chunk = install(m, secondary, SECONDARY_SLOTS, s, fresh,
-				discard_chunk);
+		if (fresh)
+			chunk = install(m, secondary, SECONDARY_SLOTS, s, fresh,
+					discard_chunk);
 	}
+	*slow_ticks += clock_ticks() - start;
 	return chunk;
 }
 

@@ -86,8 +86,10 @@ static inline stamp_t *shadow_find(const struct shadow_map *m, uintptr_t index)
 }
 
 /* The chunk for @index, created (all zero) if needed; NULL if out of
- * memory. */
-stamp_t *shadow_get(struct shadow_map *m, uintptr_t index);
+ * memory.  Time spent creating tables and chunks is added to
+ * *@slow_ticks, so that callers can keep it out of measured costs. */
+stamp_t *shadow_get(struct shadow_map *m, uintptr_t index,
+		    uint64_t *slow_ticks);
 
 static inline void shadow_cache_reset(struct shadow_cache *c)
 {
@@ -99,7 +101,8 @@ static inline void shadow_cache_reset(struct shadow_cache *c)
  * another thread may create a missing shared chunk at any moment. */
 static inline stamp_t *shadow_get_cached(struct shadow_map *m,
 					 struct shadow_cache *c,
-					 uintptr_t index, bool create)
+					 uintptr_t index, bool create,
+					 uint64_t *slow_ticks)
 {
 	stamp_t *chunk;
 
@@ -108,7 +111,8 @@ static inline stamp_t *shadow_get_cached(struct shadow_map *m,
 	if (c->index[1] == index) {
 		chunk = c->chunk[1];
 	} else {
-		chunk = create ? shadow_get(m, index) : shadow_find(m, index);
+		chunk = create ? shadow_get(m, index, slow_ticks)
+			       : shadow_find(m, index);
 		if (!chunk)
 			return NULL;
 	}

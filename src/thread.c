@@ -10,7 +10,7 @@
 #include "log.h"
 #include "vm.h"
 
-static __thread struct trms_thread *self
+__thread struct trms_thread *thread_current
 	__attribute__((tls_model("initial-exec")));
 /* Set once the thread has gone through its exit: calls made after that
  * (from other exit-time code) are ignored rather than starting over. */
@@ -25,15 +25,16 @@ bool thread_is_gone(void)
 
 void (*runtime_observer)(struct trms_thread *t, const struct activation *a);
 
-void thread_record(struct trms_thread *t, const struct activation *a)
+void thread_record_slow(struct trms_thread *t, const struct activation *a)
 {
+	if (a->region == REGION_CALIBRATION)
+		return api_calibration_sample(a->cost);
 	if (!a->tag || a->tag != runtime_tag())
 		return;
 	if (runtime_observer)
 		runtime_observer(t, a);
-	if (profile_add_activation(&t->profile, a->region, a->trms, a->rms,
-				   a->cost, a->induced_thread,
-				   a->induced_external))
+	if (profile_record(&t->profile, a->region, a->trms, a->rms, a->cost,
+			   a->induced_thread, a->induced_external))
 		log_internal("out of memory for profile tuples; new input "
 			     "sizes are dropped");
 }
@@ -60,9 +61,16 @@ static void thread_exit(void *arg)
 	pthread_mutex_lock(&runtime.lock);
 	t->dead = true;
 	pthread_mutex_unlock(&runtime.lock);
-	self = NULL;
+	thread_current = NULL;
 	self_gone = true;
 	runtime_busy = false;
+}
+
+void thread_cost_defaults(struct trms_thread *t)
+{
+	t->cost.floor = runtime.cost_floor;
+	memcpy(t->cost.estimate, runtime.cost_estimate,
+	       sizeof(t->cost.estimate));
 }
 
 static struct trms_thread *attach(void)
@@ -76,19 +84,18 @@ static struct trms_thread *attach(void)
 		return NULL;
 	}
 	profile_table_init(&t->profile);
+	thread_cost_defaults(t);
 	pthread_mutex_lock(&runtime.lock);
 	t->ordinal = runtime.next_ordinal++;
 	cds_list_add_tail(&t->link, &runtime.threads);
 	pthread_mutex_unlock(&runtime.lock);
 	pthread_setspecific(runtime.thread_key, t);
-	self = t;
+	thread_current = t;
 	return t;
 }
 
-struct trms_thread *thread_self(void)
+struct trms_thread *thread_attach(void)
 {
-	if (__builtin_expect(self != NULL, 1))
-		return self;
 	if (self_gone)
 		return NULL;
 	struct trms_thread *t = attach();

@@ -2,16 +2,14 @@
  * trms.c - the engine: shadow stacks, access stamps and the read/write
  * timestamping algorithm of DESIGN §3, with the stamps of DESIGN §4.
  */
-#define _LGPL_SOURCE
 #define _GNU_SOURCE
 #include "engine.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include <urcu-bp.h>
-
 #include "cells.h"
+#include "clock.h"
 #include "vm.h"
 
 #define INITIAL_DEPTH 64
@@ -154,7 +152,9 @@ static int grow_stack(struct engine_thread *t)
 
 	if (t->capacity >= ENGINE_MAX_DEPTH)
 		return -ENOMEM;
+	uint64_t start = clock_ticks();
 	stack = vm_resize(t->stack, size, 2 * size);
+	t->slow_ticks += clock_ticks() - start;
 	if (!stack)
 		return -ENOMEM;
 	t->stack = stack;
@@ -189,8 +189,8 @@ static int op_begin_call(struct engine_thread *t, stamp_t *ts)
 	}
 }
 
-int engine_call(struct engine_thread *t, uint32_t region, uint32_t tag,
-		uint64_t cost_now)
+int engine_call_slow(struct engine_thread *t, uint32_t region, uint32_t tag,
+		     const void *key, uint64_t cost_now)
 {
 	stamp_t ts;
 	int rc = op_begin_call(t, &ts);
@@ -201,41 +201,10 @@ int engine_call(struct engine_thread *t, uint32_t region, uint32_t tag,
 	 * happen inside the operation. */
 	if (t->depth + 1 >= t->capacity && (rc = grow_stack(t)))
 		goto out;
-	t->now = ts;
-	struct frame *f = &t->stack[++t->depth];
-	f->ts = ts;
-	f->region = region;
-	f->tag = tag;
-	f->cost_start = cost_now;
-	f->trms = f->rms = f->induced_thread = f->induced_external = 0;
+	engine_push(t, ts, region, tag, key, cost_now);
 out:
 	op_end();
 	return rc;
-}
-
-int engine_return(struct engine_thread *t, uint64_t cost_now,
-		  struct activation *out)
-{
-	if (!t->depth)
-		return -ENOENT;
-	op_begin(t->engine);
-	struct frame *f = &t->stack[t->depth];
-	struct frame *parent = f - 1;
-
-	out->region = f->region;
-	out->tag = f->tag;
-	out->trms = (uint64_t)f->trms;
-	out->rms = (uint64_t)f->rms;
-	out->induced_thread = (uint64_t)f->induced_thread;
-	out->induced_external = (uint64_t)f->induced_external;
-	out->cost = cost_now - f->cost_start;
-	parent->trms += f->trms;
-	parent->rms += f->rms;
-	parent->induced_thread += f->induced_thread;
-	parent->induced_external += f->induced_external;
-	t->depth--;
-	op_end();
-	return 0;
 }
 
 size_t engine_frame_at(const struct engine_thread *t, stamp_t s)
@@ -316,12 +285,61 @@ static void uncount_each(struct engine_thread *t, const stamp_t *ts,
 	}
 }
 
+/* Runs this short are decided cell by cell, inline: calling the bulk
+ * loops would cost more than the cells. */
+#define SHORT_RUN 8
+
+/* DESIGN §3's read(ℓ) on each cell of a short run. */
+static void read_short_run(struct engine_thread *t, stamp_t *ts,
+			   const stamp_t *wts, size_t n)
+{
+	struct frame *top = &t->stack[t->depth];
+	stamp_t g_mask = t->engine->g_mask;
+	stamp_t now = t->now;
+	bool store = false;
+
+	for (size_t i = 0; i < n; i++) {
+		stamp_t old = ts[i];
+		stamp_t w = wts ? SHARED_LOAD(&wts[i]) : 0;
+		bool induced = (old & g_mask) < (w & g_mask);
+
+		store |= old != now;
+		if (induced) {
+			top->trms++;
+			if (w & STAMP_KERNEL)
+				top->induced_external++;
+			else
+				top->induced_thread++;
+			if ((w & g_mask) > now)
+				now = w & g_mask;
+		}
+		if (old >= top->ts)
+			continue;
+		top->rms++;
+		if (!induced)
+			top->trms++;
+		if (old) {
+			struct frame *j = &t->stack[engine_frame_at(t, old)];
+			j->rms--;
+			if (!induced)
+				j->trms--;
+		}
+	}
+	if (store || now != t->now)
+		for (size_t i = 0; i < n; i++)
+			ts[i] = now;
+	t->now = now;
+}
+
 static void read_run(struct engine_thread *t, stamp_t *ts,
 		     const stamp_t *wts, size_t n)
 {
 	struct engine *e = t->engine;
 	struct frame *top = &t->stack[t->depth];
 	struct read_tally k;
+
+	if (n <= SHORT_RUN)
+		return read_short_run(t, ts, wts, n);
 
 	cells_tally_read(ts, wts, n, top->ts, t->now, e->g_mask, &k);
 	top->trms += (int64_t)(k.induced + k.first_own);
@@ -364,13 +382,13 @@ int engine_read(struct engine_thread *t, uintptr_t addr, size_t size)
 	op_begin(e);
 	while (cursor_next(&c, &index, &offset, &n)) {
 		stamp_t *ts = shadow_get_cached(&t->ts, &t->ts_cache, index,
-						true);
+						true, &t->slow_ticks);
 		if (!ts) {
 			rc = -ENOMEM;
 			break;
 		}
 		stamp_t *wts = shadow_get_cached(&e->wts, &t->wts_cache, index,
-						 false);
+						 false, NULL);
 		read_run(t, ts + offset, wts ? wts + offset : NULL, n);
 	}
 	op_end();
@@ -393,7 +411,7 @@ static int write_runs(struct engine_thread *t, uintptr_t addr, size_t size,
 	cursor_init(&c, e, addr, size);
 	while (cursor_next(&c, &index, &offset, &n)) {
 		stamp_t *wts = shadow_get_cached(&e->wts, &t->wts_cache, index,
-						 true);
+						 true, &t->slow_ticks);
 		if (!wts)
 			return -ENOMEM;
 		cells_fill_shared(wts + offset, n,
@@ -401,7 +419,7 @@ static int write_runs(struct engine_thread *t, uintptr_t addr, size_t size,
 		if (by_kernel)
 			continue;
 		stamp_t *ts = shadow_get_cached(&t->ts, &t->ts_cache, index,
-						true);
+						true, &t->slow_ticks);
 		if (!ts)
 			return -ENOMEM;
 		cells_fill(ts + offset, n, s);

@@ -14,9 +14,9 @@ static void record(struct replay *r, uint32_t thread, const struct activation *a
 		   replay_emit_fn emit, void *ctx)
 {
 	if (r->profiles)
-		profile_add_activation(&r->profiles[thread], a->region, a->trms,
-				       a->rms, a->cost, a->induced_thread,
-				       a->induced_external);
+		profile_record(&r->profiles[thread], a->region, a->trms,
+			       a->rms, a->cost, a->induced_thread,
+			       a->induced_external);
 	if (emit)
 		emit(ctx, r->trace->tids[thread], r->trace->names[a->region],
 		     a);
@@ -31,7 +31,7 @@ static int step(struct replay *r, const struct trace_event *e,
 
 	switch (e->op) {
 	case TRACE_CALL:
-		return engine_call(t, e->name, 0, t->events);
+		return engine_call(t, e->name, 0, NULL, t->events);
 	case TRACE_RETURN:
 		rc = engine_return(t, t->events, &a);
 		if (rc == 0)
@@ -156,7 +156,11 @@ int replay_write_profile(const struct replay *r, const char *path,
 	}
 	for (size_t i = 0; r->profiles && i < r->n_threads; i++) {
 		struct tuple_out out = { &w, (uint32_t)i };
-		profile_for_each(&r->profiles[i], write_tuple, &out, NULL);
+		if (profile_for_each_tuple(&r->profiles[i], write_tuple, &out,
+					   NULL)) {
+			profile_writer_abort(&w);
+			return -ENOMEM;
+		}
 	}
 	return profile_writer_commit(&w);
 }

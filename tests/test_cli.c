@@ -1,0 +1,322 @@
+/*
+ * test_cli.c - the `trms` command: replay's fixed output format and its
+ * errors, report --tuples, and the handling of bad profiles.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+static char scratch[256];
+
+static const char *trms_bin(void)
+{
+	const char *bin = getenv("TRMS_BIN");
+
+	ck_assert_msg(bin != NULL, "TRMS_BIN is not set");
+	return bin;
+}
+
+/* Write @text to a scratch file called @name; returns its path. */
+static const char *scratch_file(const char *name, const char *text)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", scratch, name);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void run(struct spawn_result *r, const char *input, ...)
+{
+	char *argv[16];
+	size_t n = 0;
+	va_list ap;
+
+	argv[n++] = (char *)trms_bin();
+	va_start(ap, input);
+	for (char *arg; (arg = va_arg(ap, char *));)
+		argv[n++] = arg;
+	va_end(ap);
+	argv[n] = NULL;
+	spawn(argv, input, NULL, r);
+}
+
+static void setup(void)
+{
+	snprintf(scratch, sizeof(scratch), "/tmp/trms-cli-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+}
+
+static void teardown(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static const char worked_case[] =
+	"# worked case 1 of DESIGN section 2\n"
+	"0 call f\n0 read 0 4\n0 write 4 4\n0 call g\n0 read 0x0 4\n"
+	"0 read 4 4\n0 read 8 4   # z\n\n0 write 12 4\n0 return\n"
+	"0 read 12 4\n0 return\n";
+
+START_TEST(replay_prints_activations)
+{
+	struct spawn_result r;
+
+	run(&r, worked_case, "replay", "-", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out,
+			 "0 g trms=3 rms=3 induced_thread=0 induced_external=0 "
+			 "cost=4\n"
+			 "0 f trms=2 rms=2 induced_thread=0 induced_external=0 "
+			 "cost=7\n");
+	ck_assert_str_eq(r.err, "");
+	spawn_free(&r);
+}
+END_TEST
+
+/* Pending activations close innermost first, thread ids ascending. */
+START_TEST(replay_closes_pending_in_order)
+{
+	struct spawn_result r;
+
+	run(&r,
+	    "9 call a9\n9 call b9\n2 call a2\n2 read 0 4\n2 call b2\n"
+	    "9 read 0 4\n",
+	    "replay", "-", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out,
+			 "2 b2 trms=0 rms=0 induced_thread=0 induced_external=0 "
+			 "cost=0\n"
+			 "2 a2 trms=1 rms=1 induced_thread=0 induced_external=0 "
+			 "cost=1\n"
+			 "9 b9 trms=1 rms=1 induced_thread=0 induced_external=0 "
+			 "cost=1\n"
+			 "9 a9 trms=1 rms=1 induced_thread=0 induced_external=0 "
+			 "cost=1\n");
+	spawn_free(&r);
+}
+END_TEST
+
+START_TEST(replay_granularity_option)
+{
+	struct spawn_result r;
+
+	run(&r, "0 call f\n0 read 0 16\n0 return\n", "replay", "--granularity",
+	    "1", "-", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strstr(r.out, " trms=16 rms=16 ") != NULL);
+	spawn_free(&r);
+	run(&r, "", "replay", "--granularity", "3", "-", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert(strstr(r.err, "granularity") != NULL);
+	spawn_free(&r);
+}
+END_TEST
+
+/* Each malformed line: exit 2, the line number, nothing on stdout. */
+START_TEST(replay_rejects_malformed_lines)
+{
+	static const struct {
+		const char *trace;
+		const char *message; /* expected in stderr, after FILE:LINE: */
+	} cases[] = {
+		{ "0 call f\n0 jump 4 4\n", "bad.trace:2: unknown operation" },
+		{ "0 call f\n0 read 4\n", "bad.trace:2: missing" },
+		{ "0 call\n", "bad.trace:1: missing" },
+		{ "0 return extra\n", "bad.trace:1: extra field" },
+		{ "0 call f g\n", "bad.trace:1: extra field" },
+		{ "0 read 0 4 5\n", "bad.trace:1: extra field" },
+		{ "x call f\n", "bad.trace:1: bad thread id" },
+		{ "-1 call f\n", "bad.trace:1: bad thread id" },
+		{ "0 read 0xZZ 4\n", "bad.trace:1: bad address" },
+		{ "0 read 12 -4\n", "bad.trace:1: bad size" },
+		{ "0 read 12 0x4\n", "bad.trace:1: bad size" },
+		{ "0 read 12 99999999999999999999999\n",
+		  "bad.trace:1: bad size" },
+		{ "0 call f\n\n# c\n0 read 12 0\n", "bad.trace:4: size must be" },
+		{ "0 call f\n0 return\n0 return\n",
+		  "bad.trace:3: return on thread 0" },
+		{ "0 call f\n1 return\n", "bad.trace:2: return on thread 1" },
+		{ "0 read 0x7ffffffffffc 8\n", "bad.trace:1: range beyond" },
+		{ "0\n", "bad.trace:1: missing operation" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct spawn_result r;
+		const char *path = scratch_file("bad.trace", cases[i].trace);
+		run(&r, NULL, "replay", path, NULL);
+		ck_assert_msg(r.status == 2, "case %zu: exit %d", i, r.status);
+		ck_assert_msg(strstr(r.err, cases[i].message) != NULL,
+			      "case %zu: stderr '%s' lacks '%s'", i, r.err,
+			      cases[i].message);
+		ck_assert_msg(r.out[0] == '\0', "case %zu: stdout '%s'", i,
+			      r.out);
+		spawn_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(replay_missing_file)
+{
+	struct spawn_result r;
+
+	run(&r, NULL, "replay", "/nonexistent/trace", NULL);
+	ck_assert_int_eq(r.status, 1);
+	ck_assert(strstr(r.err, "/nonexistent/trace") != NULL);
+	spawn_free(&r);
+	run(&r, NULL, "replay", NULL);
+	ck_assert_int_eq(r.status, 2);
+	spawn_free(&r);
+}
+END_TEST
+
+/* --profile, then report --tuples on it: the rows follow from the
+ * activations printed by replay. */
+START_TEST(replay_profile_and_tuples)
+{
+	struct spawn_result r;
+	char profile[512];
+	const char *trace = scratch_file(
+		"p.trace", "3 call f\n3 read 0 8\n3 return\n"
+			   "3 call f\n3 read 0 8\n3 read 16 4\n3 return\n"
+			   "3 call f\n3 read 0 8\n3 return\n"
+			   "7 call g\n7 kwrite 0 4\n7 read 0 4\n7 return\n");
+
+	snprintf(profile, sizeof(profile), "%s/out.trms", scratch);
+	run(&r, NULL, "replay", "--profile", profile, trace, NULL);
+	ck_assert_int_eq(r.status, 0);
+	spawn_free(&r);
+	run(&r, NULL, "report", "--tuples", profile, NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(
+		r.out,
+		"region\tthread\tmetric\tn\tcount\tmin\tmax\tsum\tsumsq\t"
+		"induced_thread\tinduced_external\n"
+		"f\t3\ttrms\t2\t2\t1\t1\t2\t2\t0\t0\n"
+		"f\t3\ttrms\t3\t1\t2\t2\t2\t4\t0\t0\n"
+		"f\t3\trms\t2\t2\t1\t1\t2\t2\t0\t0\n"
+		"f\t3\trms\t3\t1\t2\t2\t2\t4\t0\t0\n"
+		"g\t7\ttrms\t1\t1\t2\t2\t2\t4\t0\t1\n"
+		"g\t7\trms\t1\t1\t2\t2\t2\t4\t0\t1\n");
+	spawn_free(&r);
+	/* Two copies merge: counts and sums double, bounds stay. */
+	run(&r, NULL, "report", "--tuples", profile, profile, NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strstr(r.out, "f\t3\ttrms\t2\t4\t1\t1\t4\t4\t0\t0\n") != NULL);
+	spawn_free(&r);
+}
+END_TEST
+
+/* Bad profiles: one message naming file and line, exit 2. */
+START_TEST(report_rejects_bad_profiles)
+{
+	static const struct {
+		const char *name, *text, *message;
+	} cases[] = {
+		{ "empty.trms", "", "empty.trms: empty file" },
+		{ "other.trms", "hello\n", "other.trms:1: not a trms profile" },
+		{ "v9.trms", "trms-profile 9\nend 0\n",
+		  "v9.trms:1: profile format version 9" },
+		{ "trunc.trms",
+		  "trms-profile 1\nregion 0 f\nthread 0\n"
+		  "tuple 0 0 trms 1 1 2 2 2 4 0 0\n",
+		  "trunc.trms:5: truncated profile" },
+		{ "cut.trms", "trms-profile 1\nregion 0 f\nthread 0\ntuple 0 0",
+		  "cut.trms:4: truncated line" },
+		{ "count.trms", "trms-profile 1\nend 3\n",
+		  "count.trms:2: end line promises 3" },
+		{ "undeclared.trms",
+		  "trms-profile 1\nthread 0\ntuple 5 0 trms 1 1 2 2 2 4 0 0\n"
+		  "end 1\n",
+		  "undeclared.trms:3: tuple for undeclared region 5" },
+		{ "number.trms",
+		  "trms-profile 1\nregion 0 f\nthread 0\n"
+		  "tuple 0 0 trms 1 x 2 2 2 4 0 0\nend 1\n",
+		  "number.trms:4: bad number" },
+		{ "metric.trms",
+		  "trms-profile 1\nregion 0 f\nthread 0\n"
+		  "tuple 0 0 wrong 1 1 2 2 2 4 0 0\nend 1\n",
+		  "metric.trms:4: unknown metric" },
+		{ "garbage.trms", "trms-profile 1\n\x01\x02\nend 0\n",
+		  "garbage.trms:2: unknown line type" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct spawn_result r;
+		const char *path = scratch_file(cases[i].name, cases[i].text);
+		run(&r, NULL, "report", "--tuples", path, NULL);
+		ck_assert_msg(r.status == 2, "case %zu: exit %d", i, r.status);
+		ck_assert_msg(strstr(r.err, cases[i].message) != NULL,
+			      "case %zu: stderr '%s' lacks '%s'", i, r.err,
+			      cases[i].message);
+		ck_assert_msg(r.out[0] == '\0', "case %zu: stdout '%s'", i,
+			      r.out);
+		spawn_free(&r);
+	}
+}
+END_TEST
+
+START_TEST(help_and_usage)
+{
+	struct spawn_result r;
+
+	run(&r, NULL, "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strstr(r.out, "replay") && strstr(r.out, "TRMS_OUTPUT"));
+	spawn_free(&r);
+	run(&r, NULL, "replay", "--help", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strstr(r.out, "--granularity") && strstr(r.out, "--profile"));
+	spawn_free(&r);
+	run(&r, NULL, "frobnicate", NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert(strstr(r.err, "unknown command 'frobnicate'") != NULL);
+	spawn_free(&r);
+	run(&r, NULL, "version", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert(strncmp(r.out, "trms ", 5) == 0);
+	spawn_free(&r);
+}
+END_TEST
+
+static Suite *cli_suite(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc = tcase_create("cli");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, replay_prints_activations);
+	tcase_add_test(tc, replay_closes_pending_in_order);
+	tcase_add_test(tc, replay_granularity_option);
+	tcase_add_test(tc, replay_rejects_malformed_lines);
+	tcase_add_test(tc, replay_missing_file);
+	tcase_add_test(tc, replay_profile_and_tuples);
+	tcase_add_test(tc, report_rejects_bad_profiles);
+	tcase_add_test(tc, help_and_usage);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(cli_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
