@@ -11,39 +11,59 @@
 #include "log.h"
 #include "runtime.h"
 
-/* Begin an API call.  @return the calling thread's state, or NULL with
- * *rc the value the call must return (0 when the library is inert or the
- * thread is past its exit, -EBUSY when re-entered). */
-static inline struct trms_thread *enter(int *rc)
+/* Where an API call goes when the thread's state is not simply there:
+ * the library is not started or inert, the thread is new or past its
+ * exit, or the call re-entered the library. */
+static __attribute__((noinline)) struct trms_thread *enter_slow(int *rc)
 {
-	int state = atomic_load_explicit(&runtime_state, memory_order_relaxed);
+	static __thread bool attaching __attribute__((tls_model("initial-exec")));
+	struct trms_thread *t = thread_current;
 
-	if (__builtin_expect(state != 1, 0)) {
-		if (state == 0) {
-			runtime_start();
-			state = atomic_load(&runtime_state);
-		}
-		if (state != 1) {
-			*rc = 0;
-			return NULL;
-		}
-	}
-	if (__builtin_expect(runtime_busy, 0)) {
+	if (t) { /* busy */
 		*rc = -EBUSY;
 		return NULL;
 	}
-	runtime_busy = true;
-	struct trms_thread *t = thread_self();
-	if (__builtin_expect(!t, 0)) {
-		runtime_busy = false;
-		*rc = thread_is_gone() ? 0 : -ENOMEM;
+	int state = atomic_load(&runtime_state);
+	if (state == 0) {
+		runtime_start();
+		state = atomic_load(&runtime_state);
 	}
+	*rc = 0;
+	if (state != 1 || thread_is_gone())
+		return NULL;
+	if (attaching) {
+		*rc = -EBUSY;
+		return NULL;
+	}
+	attaching = true;
+	t = thread_self();
+	attaching = false;
+	if (!t) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
+	t->busy = true;
 	return t;
 }
 
-static inline void leave(void)
+/* Begin an API call: one thread-local load in the common case.
+ * @return the calling thread's state, marked busy, or NULL with *rc the
+ * value the call must return (0 when the library is inert or the thread
+ * is past its exit, -EBUSY when re-entered, -ENOMEM). */
+static inline struct trms_thread *enter(int *rc)
 {
-	runtime_busy = false;
+	struct trms_thread *t = thread_current;
+
+	if (__builtin_expect(t != NULL && !t->busy, 1)) {
+		t->busy = true;
+		return t;
+	}
+	return enter_slow(rc);
+}
+
+static inline void leave(struct trms_thread *t)
+{
+	t->busy = false;
 }
 
 static inline bool timed(void)
@@ -139,9 +159,10 @@ static void report_engine_error(const char *what, int rc)
 			     what);
 }
 
-static inline int begin(struct trms_thread *t, const char *name)
+/* trms_region_begin, specialised for the cost unit. */
+static inline __attribute__((always_inline)) int
+begin(struct trms_thread *t, const char *name, const bool is_timed)
 {
-	const bool is_timed = timed();
 	struct meter m = { 0 };
 	const void *key;
 	uint32_t id;
@@ -176,10 +197,12 @@ int trms_region_begin(const char *name)
 		log_client("trms_region_begin: %s region name",
 			   name ? "empty" : "NULL");
 		rc = -EINVAL;
+	} else if (timed()) {
+		rc = begin(t, name, true);
 	} else {
-		rc = begin(t, name);
+		rc = begin(t, name, false);
 	}
-	leave();
+	leave(t);
 	return rc;
 }
 
@@ -219,18 +242,34 @@ static inline int check_end(struct trms_thread *t, const char *name)
 	return check_end_slow(t, name);
 }
 
-/* The activation's cost clock reading at its end: events, or the time
- * with all of our own work (and the floor) taken out, never below the
- * reading it started at. */
-static inline uint64_t end_reading(struct trms_thread *t, bool is_timed,
-				   uint64_t now)
+/* trms_region_end, specialised for the cost unit. */
+static inline __attribute__((always_inline)) int
+end(struct trms_thread *t, const char *name, const bool is_timed)
 {
-	if (!is_timed)
-		return t->engine.events;
-	cost_exclude(&t->cost, t->cost.floor);
-	uint64_t reading = now - t->cost.excluded;
-	uint64_t start = engine_top(&t->engine)->cost_start;
-	return reading < start ? start : reading;
+	/* The activation's clock stops first, before any of our own work. */
+	uint64_t now = is_timed ? clock_ticks() : 0;
+	struct meter m = { 0 };
+	int rc;
+
+	if (is_timed)
+		meter_start_at(t, &m, COST_OP_END, now);
+	rc = check_end(t, name);
+	if (__builtin_expect(!rc, 1)) {
+		uint64_t reading = t->engine.events;
+		if (is_timed) {
+			/* The floor is ours too. */
+			cost_exclude(&t->cost, t->cost.floor);
+			reading = now - t->cost.excluded;
+		}
+		const struct frame *f = engine_pop(&t->engine);
+		/* A cost is never below zero. */
+		thread_record(t, f,
+			      reading > f->cost_start ? reading - f->cost_start
+						      : 0);
+	}
+	if (is_timed)
+		meter_stop(t, &m, COST_OP_END, m.measure ? clock_ticks() : 0);
+	return rc;
 }
 
 int trms_region_end(const char *name)
@@ -240,27 +279,14 @@ int trms_region_end(const char *name)
 
 	if (!t)
 		return rc;
-	/* The activation's clock stops first, before any of our own work. */
-	const bool is_timed = timed();
-	uint64_t now = is_timed ? clock_ticks() : 0;
-	struct activation a;
-	struct meter m = { 0 };
-
-	if (is_timed)
-		meter_start_at(t, &m, COST_OP_END, now);
-	rc = check_end(t, name);
-	if (__builtin_expect(!rc, 1)) {
-		engine_return(&t->engine, end_reading(t, is_timed, now), &a);
-		thread_record(t, &a);
-	}
-	if (is_timed)
-		meter_stop(t, &m, COST_OP_END, clock_ticks());
-	leave();
+	rc = timed() ? end(t, name, true) : end(t, name, false);
+	leave(t);
 	return rc;
 }
 
-static int access_range(const char *what, const void *addr, size_t size,
-			int (*op)(struct engine_thread *, uintptr_t, size_t))
+static inline __attribute__((always_inline)) int
+access_range(const char *what, const void *addr, size_t size,
+	     int (*op)(struct engine_thread *, uintptr_t, size_t))
 {
 	int rc;
 	struct trms_thread *t = enter(&rc);
@@ -268,12 +294,12 @@ static int access_range(const char *what, const void *addr, size_t size,
 	if (!t)
 		return rc;
 	if (!runtime_tag()) {
-		leave();
+		leave(t);
 		return 0;
 	}
 	if (!addr && size) {
 		log_client("%s(NULL, %zu): NULL address", what, size);
-		leave();
+		leave(t);
 		return -EINVAL;
 	}
 	if (!timed()) {
@@ -296,7 +322,7 @@ static int access_range(const char *what, const void *addr, size_t size,
 			   what, addr, size);
 	else if (rc)
 		report_engine_error(what, rc);
-	leave();
+	leave(t);
 	return rc;
 }
 
@@ -319,7 +345,7 @@ int trms_thread_name(const char *name)
 		return rc;
 	if (!name || !*name) {
 		log_client("trms_thread_name: %s name", name ? "empty" : "NULL");
-		leave();
+		leave(t);
 		return -EINVAL;
 	}
 	size_t len = strnlen(name, THREAD_NAME_MAX);
@@ -331,7 +357,7 @@ int trms_thread_name(const char *name)
 	memcpy(t->name, name, len);
 	t->name[len] = '\0';
 	pthread_mutex_unlock(&runtime.lock);
-	leave();
+	leave(t);
 	return 0;
 }
 
@@ -343,7 +369,7 @@ int trms_flush(void)
 	if (!t)
 		return rc;
 	rc = runtime_write_profile(false);
-	leave();
+	leave(t);
 	return rc;
 }
 
@@ -375,22 +401,25 @@ int trms_disable(void)
 }
 
 /*
- * Calibration, once at start on the thread that starts the library: empty
- * begin/end pairs with a small read inside, through the real entry points,
- * every call measured.  The medians seed the estimates of every thread;
- * the median cost of the empty activations is the floor.  The region is
- * not registered: its name is planted in the name cache with the id
- * REGION_CALIBRATION, which thread_record hands to api_calibration_sample
- * instead of the profile.
+ * Calibration, once at start on the thread that starts the library,
+ * through the real entry points with every call measured: 101 empty
+ * begin/end pairs (their median cost is the floor; the medians of the
+ * calls seed every thread's estimates), then 101 small reads.  The region
+ * is not registered: its name is planted in the name cache with the id
+ * REGION_CALIBRATION, whose activations only the calibration's observer
+ * sees (thread_record_observed).
  */
 static struct cost_calibration calibration;
 static uint64_t calibration_floor[COST_CALIBRATION_CALLS];
 static unsigned calibration_floor_n;
 
-void api_calibration_sample(uint64_t cost)
+static void calibration_observer(struct trms_thread *t,
+				 const struct activation *a)
 {
-	if (calibration_floor_n < COST_CALIBRATION_CALLS)
-		calibration_floor[calibration_floor_n++] = cost;
+	(void)t;
+	if (a->region == REGION_CALIBRATION &&
+	    calibration_floor_n < COST_CALIBRATION_CALLS)
+		calibration_floor[calibration_floor_n++] = a->cost;
 }
 
 static uint64_t median(uint64_t *v, unsigned n)
@@ -420,21 +449,22 @@ void api_calibrate(struct trms_thread *t)
 	t->names.slot[i].generation =
 		__atomic_load_n(&region_cache_generation, __ATOMIC_RELAXED);
 	t->cost.calibrating = &calibration;
+	runtime_observer = calibration_observer;
 	for (unsigned n = 0; n < COST_CALIBRATION_CALLS; n++) {
 		trms_region_begin(name);
-		trms_read(data, sizeof(data));
 		trms_region_end(name);
 	}
+	trms_region_begin(name);
+	for (unsigned n = 0; n < COST_CALIBRATION_CALLS; n++)
+		trms_read(data, sizeof(data));
+	trms_region_end(name);
+	runtime_observer = NULL;
 	t->cost.calibrating = NULL;
 	t->names.slot[i] = saved;
 	for (unsigned op = 0; op < COST_OPS; op++)
 		runtime.cost_estimate[op] =
 			median(calibration.samples[op], calibration.n[op]);
-	/* The empty activations held one small read: that is ours too. */
-	uint64_t floor = median(calibration_floor, calibration_floor_n);
-	runtime.cost_floor = floor > runtime.cost_estimate[COST_OP_ACCESS]
-				     ? floor - runtime.cost_estimate[COST_OP_ACCESS]
-				     : 0;
+	runtime.cost_floor = median(calibration_floor, calibration_floor_n);
 	thread_cost_defaults(t);
 	log_debug("cost calibration (ticks): floor %llu, begin %llu, end "
 		  "%llu, small access %llu",

@@ -13,11 +13,17 @@
 #define CELLS_CLONES
 #endif
 
+/*
+ * Written for the vectoriser: every case is a 0/1 value of the stamp's own
+ * width, counters are of that width too (a run is at most one chunk, 65536
+ * cells), and "minimum over the cells where c holds" is spelled with masks,
+ * since GCC does not vectorise conditional reductions.
+ */
 CELLS_CLONES
 static void tally_unwritten(const stamp_t *ts, size_t n, stamp_t top,
 			    stamp_t now, struct read_tally *t)
 {
-	size_t first = 0, first_seen = 0, stale = 0;
+	stamp_t first = 0, first_seen = 0, stale = 0;
 	stamp_t lo = (stamp_t)-1, hi = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -28,8 +34,8 @@ static void tally_unwritten(const stamp_t *ts, size_t n, stamp_t top,
 		first += is_first;
 		first_seen += is_first_seen;
 		stale += old != now;
-		stamp_t as_lo = is_first_seen ? old : (stamp_t)-1;
-		stamp_t as_hi = is_first_seen ? old : 0;
+		stamp_t as_lo = old | (is_first_seen - 1); /* old or ~0 */
+		stamp_t as_hi = old & -is_first_seen;      /* old or 0 */
 		lo = as_lo < lo ? as_lo : lo;
 		hi = as_hi > hi ? as_hi : hi;
 	}
@@ -50,8 +56,8 @@ static void tally_written(const stamp_t *ts, const stamp_t *wts, size_t n,
 			  stamp_t top, stamp_t now, stamp_t g_mask,
 			  struct read_tally *t)
 {
-	size_t first = 0, first_seen = 0, induced = 0, induced_kernel = 0;
-	size_t first_own = 0, first_own_seen = 0, stale = 0;
+	stamp_t first = 0, first_seen = 0, induced = 0, induced_kernel = 0;
+	stamp_t first_own = 0, first_own_seen = 0, stale = 0;
 	stamp_t lo = (stamp_t)-1, hi = 0, g_max = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -62,18 +68,18 @@ static void tally_written(const stamp_t *ts, const stamp_t *wts, size_t n,
 		stamp_t is_first = old < top;
 		stamp_t is_seen = old != 0;
 		stamp_t is_first_seen = is_first & is_seen;
-		stamp_t is_first_own = is_first & !is_induced;
+		stamp_t is_first_own = is_first & (is_induced ^ 1);
 
 		first += is_first;
 		first_seen += is_first_seen;
 		induced += is_induced;
-		induced_kernel += is_induced & (w & STAMP_KERNEL);
+		induced_kernel += is_induced & w & STAMP_KERNEL;
 		first_own += is_first_own;
 		first_own_seen += is_first_own & is_seen;
 		stale += old != now;
-		stamp_t as_lo = is_first_seen ? old : (stamp_t)-1;
-		stamp_t as_hi = is_first_seen ? old : 0;
-		stamp_t as_g = is_induced ? w_g : 0;
+		stamp_t as_lo = old | (is_first_seen - 1);
+		stamp_t as_hi = old & -is_first_seen;
+		stamp_t as_g = w_g & -is_induced;
 		lo = as_lo < lo ? as_lo : lo;
 		hi = as_hi > hi ? as_hi : hi;
 		g_max = as_g > g_max ? as_g : g_max;

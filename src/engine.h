@@ -125,6 +125,10 @@ static inline int engine_call(struct engine_thread *t, uint32_t region,
 static inline int engine_return(struct engine_thread *t, uint64_t cost_now,
 				struct activation *out);
 
+/* Close the innermost activation (there must be one) and return its frame,
+ * whose counters are now final; it stays valid until the next call. */
+static inline const struct frame *engine_pop(struct engine_thread *t);
+
 /* The access events of DESIGN §2 on the cells of [addr, addr + size).
  * A kread is a read.  Each call is one event for the cost in events.
  * @return 0, -EINVAL if the range leaves the address space, -ENOMEM,
@@ -208,28 +212,40 @@ static inline int engine_call(struct engine_thread *t, uint32_t region,
 /* A return reads and writes only partial counts, which a renumbering
  * never touches, and the depth, which it reads atomically: no RCU
  * section is needed. */
-static inline int engine_return(struct engine_thread *t, uint64_t cost_now,
-				struct activation *out)
+static inline const struct frame *engine_pop(struct engine_thread *t)
 {
 	size_t depth = t->depth;
-
-	if (__builtin_expect(!depth, 0))
-		return -ENOENT;
 	struct frame *f = &t->stack[depth];
 	struct frame *parent = f - 1;
 
+	parent->trms += f->trms;
+	parent->rms += f->rms;
+	parent->induced_thread += f->induced_thread;
+	parent->induced_external += f->induced_external;
+	__atomic_store_n(&t->depth, depth - 1, __ATOMIC_RELAXED);
+	return f;
+}
+
+/* @f's activation as a struct activation, with cost @cost. */
+static inline void frame_activation(const struct frame *f, uint64_t cost,
+				    struct activation *out)
+{
 	out->region = f->region;
 	out->tag = f->tag;
 	out->trms = (uint64_t)f->trms;
 	out->rms = (uint64_t)f->rms;
 	out->induced_thread = (uint64_t)f->induced_thread;
 	out->induced_external = (uint64_t)f->induced_external;
-	out->cost = cost_now - f->cost_start;
-	parent->trms += f->trms;
-	parent->rms += f->rms;
-	parent->induced_thread += f->induced_thread;
-	parent->induced_external += f->induced_external;
-	__atomic_store_n(&t->depth, depth - 1, __ATOMIC_RELAXED);
+	out->cost = cost;
+}
+
+static inline int engine_return(struct engine_thread *t, uint64_t cost_now,
+				struct activation *out)
+{
+	if (__builtin_expect(!t->depth, 0))
+		return -ENOENT;
+	const struct frame *f = engine_pop(t);
+	frame_activation(f, cost_now - f->cost_start, out);
 	return 0;
 }
 

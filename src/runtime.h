@@ -38,6 +38,10 @@ struct trms_thread {
 	struct profile_table profile;
 	struct name_cache names;
 	struct cost_meter cost;
+	/* Set while the thread runs library code: a call that arrives
+	 * meanwhile (from a signal handler, or from a function the library
+	 * itself calls) must not touch the thread's state. */
+	bool busy;
 	uint64_t lookup_slow_ticks; /* time spent registering region names */
 	uint32_t ordinal; /* 0 for the main thread, then first-use order */
 	char name[THREAD_NAME_MAX + 1]; /* written with atomic byte stores */
@@ -93,27 +97,25 @@ static inline struct trms_thread *thread_self(void)
 	return __builtin_expect(t != NULL, 1) ? t : thread_attach();
 }
 
-/* Set while the thread runs library code: a call that arrives meanwhile
- * (from a signal handler, or from a function the library itself calls)
- * must not touch the thread's state. */
-extern __thread bool runtime_busy __attribute__((tls_model("initial-exec")));
-
 /* True once the calling thread has gone through its exit. */
 bool thread_is_gone(void);
 
 /* Create the pthread key whose destructor ends a thread's profiling. */
 int thread_key_create(void);
 
-/* Measure the cost floor (see cost.h) on the calling thread, at start;
- * api_calibration_sample receives each calibration activation's cost. */
+/* Measure the cost floor and seed the estimates (see cost.h) on the
+ * calling thread, at start. */
 void api_calibrate(struct trms_thread *t);
-void api_calibration_sample(uint64_t cost);
 
 /* Give @t the calibrated floor and estimates. */
 void thread_cost_defaults(struct trms_thread *t);
 
-/* thread_record's rare cases: calibration, observer, out of memory. */
-void thread_record_slow(struct trms_thread *t, const struct activation *a);
+/* thread_record when an observer is set (tests, calibration). */
+void thread_record_observed(struct trms_thread *t, const struct frame *f,
+			    uint64_t cost);
+
+/* A new (trms, rms) could not be stored. */
+void thread_record_failed(void);
 
 /* If set, called with every activation the profile records (tests use it
  * to check each activation; not exported). */
@@ -136,21 +138,22 @@ static inline uint64_t thread_cost_now(struct trms_thread *t)
 	return clock_ticks() - t->cost.excluded;
 }
 
-/* Record a finished activation, unless profiling was paused during it. */
-static inline void thread_record(struct trms_thread *t,
-				 const struct activation *a)
+/* Record the activation of the popped frame @f, of cost @cost, unless
+ * profiling was paused during it. */
+static inline void thread_record(struct trms_thread *t, const struct frame *f,
+				 uint64_t cost)
 {
-	if (__builtin_expect(a->region == REGION_CALIBRATION ||
-				     runtime_observer != NULL,
-			     0))
-		return thread_record_slow(t, a);
-	if (!a->tag || a->tag != runtime_tag())
+	if (__builtin_expect(runtime_observer != NULL, 0))
+		return thread_record_observed(t, f, cost);
+	if (!f->tag || f->tag != runtime_tag())
 		return;
-	if (__builtin_expect(profile_record(&t->profile, a->region, a->trms,
-					    a->rms, a->cost, a->induced_thread,
-					    a->induced_external) != 0,
+	if (__builtin_expect(profile_record(&t->profile, f->region,
+					    (uint64_t)f->trms,
+					    (uint64_t)f->rms, cost,
+					    (uint64_t)f->induced_thread,
+					    (uint64_t)f->induced_external) != 0,
 			     0))
-		thread_record_slow(t, a);
+		thread_record_failed();
 }
 
 /* Clock time the thread has spent on slow paths so far: registering

@@ -16,8 +16,6 @@ __thread struct trms_thread *thread_current
  * (from other exit-time code) are ignored rather than starting over. */
 static __thread bool self_gone __attribute__((tls_model("initial-exec")));
 
-__thread bool runtime_busy __attribute__((tls_model("initial-exec")));
-
 bool thread_is_gone(void)
 {
 	return self_gone;
@@ -25,27 +23,44 @@ bool thread_is_gone(void)
 
 void (*runtime_observer)(struct trms_thread *t, const struct activation *a);
 
-void thread_record_slow(struct trms_thread *t, const struct activation *a)
+void thread_record_failed(void)
 {
-	if (a->region == REGION_CALIBRATION)
-		return api_calibration_sample(a->cost);
-	if (!a->tag || a->tag != runtime_tag())
+	log_internal("out of memory for profile tuples; new input sizes are "
+		     "dropped");
+}
+
+void thread_record_observed(struct trms_thread *t, const struct frame *f,
+			    uint64_t cost)
+{
+	void (*observer)(struct trms_thread *, const struct activation *) =
+		runtime_observer;
+	struct activation a;
+
+	frame_activation(f, cost, &a);
+	/* Calibration activations are seen by the calibration's observer
+	 * only: they belong to no registered region. */
+	if (f->region == REGION_CALIBRATION) {
+		if (observer)
+			observer(t, &a);
 		return;
-	if (runtime_observer)
-		runtime_observer(t, a);
-	if (profile_record(&t->profile, a->region, a->trms, a->rms, a->cost,
-			   a->induced_thread, a->induced_external))
-		log_internal("out of memory for profile tuples; new input "
-			     "sizes are dropped");
+	}
+	if (!f->tag || f->tag != runtime_tag())
+		return;
+	if (observer)
+		observer(t, &a);
+	if (profile_record(&t->profile, a.region, a.trms, a.rms, a.cost,
+			   a.induced_thread, a.induced_external))
+		thread_record_failed();
 }
 
 void thread_close_all(struct trms_thread *t)
 {
-	struct activation a;
-
-	while (t->engine.depth &&
-	       engine_return(&t->engine, thread_cost_now(t), &a) == 0)
-		thread_record(t, &a);
+	while (t->engine.depth) {
+		uint64_t now = thread_cost_now(t);
+		const struct frame *f = engine_pop(&t->engine);
+		thread_record(t, f, now > f->cost_start ? now - f->cost_start
+							: 0);
+	}
 }
 
 /* pthread key destructor: the thread is exiting (return, pthread_exit or
@@ -55,7 +70,7 @@ static void thread_exit(void *arg)
 {
 	struct trms_thread *t = arg;
 
-	runtime_busy = true;
+	t->busy = true;
 	thread_close_all(t);
 	engine_thread_fini(&t->engine);
 	pthread_mutex_lock(&runtime.lock);
@@ -63,7 +78,6 @@ static void thread_exit(void *arg)
 	pthread_mutex_unlock(&runtime.lock);
 	thread_current = NULL;
 	self_gone = true;
-	runtime_busy = false;
 }
 
 void thread_cost_defaults(struct trms_thread *t)

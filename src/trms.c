@@ -94,20 +94,29 @@ void engine_thread_fini(struct engine_thread *t)
  * operation is in flight, and every operation that starts sees the flag and
  * waits on renumber_lock until the stamps are consistent again.
  */
-static void op_begin(struct engine *e)
+static __attribute__((noinline)) void op_wait_then_begin(struct engine *e)
 {
 	for (;;) {
+		rcu_read_unlock();
+		pthread_mutex_lock(&e->renumber_lock);
+		pthread_mutex_unlock(&e->renumber_lock);
 		rcu_read_lock();
 		if (!atomic_load_explicit(&e->renumber_pending,
 					  memory_order_relaxed))
 			return;
-		rcu_read_unlock();
-		pthread_mutex_lock(&e->renumber_lock);
-		pthread_mutex_unlock(&e->renumber_lock);
 	}
 }
 
-static void op_end(void)
+static inline void op_begin(struct engine *e)
+{
+	rcu_read_lock();
+	if (__builtin_expect(atomic_load_explicit(&e->renumber_pending,
+						  memory_order_relaxed),
+			     0))
+		op_wait_then_begin(e);
+}
+
+static inline void op_end(void)
 {
 	rcu_read_unlock();
 }
@@ -234,24 +243,26 @@ static bool range_ok(uintptr_t addr, size_t size)
 struct run_cursor {
 	uintptr_t cell, last;
 	size_t chunk_cells;
+	unsigned chunk_shift;
 };
 
-static void cursor_init(struct run_cursor *c, const struct engine *e,
-			uintptr_t addr, size_t size)
+static inline void cursor_init(struct run_cursor *c, const struct engine *e,
+			       uintptr_t addr, size_t size)
 {
 	c->cell = addr >> e->cell_shift;
 	c->last = (addr + size - 1) >> e->cell_shift;
 	c->chunk_cells = e->pool.chunk_cells;
+	c->chunk_shift = SHADOW_CHUNK_ADDR_BITS - e->cell_shift;
 }
 
 /* The next run: chunk number, first cell within the chunk, cell count. */
-static bool cursor_next(struct run_cursor *c, uintptr_t *index,
-			size_t *offset, size_t *n)
+static inline bool cursor_next(struct run_cursor *c, uintptr_t *index,
+			       size_t *offset, size_t *n)
 {
 	if (c->cell > c->last)
 		return false;
-	*index = c->cell / c->chunk_cells;
-	*offset = c->cell % c->chunk_cells;
+	*index = c->cell >> c->chunk_shift;
+	*offset = c->cell & (c->chunk_cells - 1);
 	*n = c->chunk_cells - *offset;
 	if (*n > c->last - c->cell + 1)
 		*n = c->last - c->cell + 1;
@@ -289,6 +300,20 @@ static void uncount_each(struct engine_thread *t, const stamp_t *ts,
  * loops would cost more than the cells. */
 #define SHORT_RUN 8
 
+/* A first access to a cell an ancestor accessed: the cell is not new to
+ * that ancestor (nor to those below it).  Rare, and kept out of line so
+ * that the search's setup stays off the common path. */
+static __attribute__((noinline)) void uncount_ancestor(struct engine_thread *t,
+							stamp_t old,
+							bool induced)
+{
+	struct frame *j = &t->stack[engine_frame_at(t, old)];
+
+	j->rms--;
+	if (!induced)
+		j->trms--;
+}
+
 /* DESIGN §3's read(ℓ) on each cell of a short run. */
 static void read_short_run(struct engine_thread *t, stamp_t *ts,
 			   const stamp_t *wts, size_t n)
@@ -318,18 +343,15 @@ static void read_short_run(struct engine_thread *t, stamp_t *ts,
 		top->rms++;
 		if (!induced)
 			top->trms++;
-		if (old) {
-			struct frame *j = &t->stack[engine_frame_at(t, old)];
-			j->rms--;
-			if (!induced)
-				j->trms--;
-		}
+		if (old)
+			uncount_ancestor(t, old, induced);
 	}
 	if (store || now != t->now)
 		for (size_t i = 0; i < n; i++)
 			ts[i] = now;
 	t->now = now;
 }
+
 
 static void read_run(struct engine_thread *t, stamp_t *ts,
 		     const stamp_t *wts, size_t n)
@@ -365,7 +387,9 @@ static void read_run(struct engine_thread *t, stamp_t *ts,
 		cells_fill(ts, n, t->now);
 }
 
-int engine_read(struct engine_thread *t, uintptr_t addr, size_t size)
+/* Any read: run by run over the chunks the range covers. */
+static __attribute__((noinline)) int read_general(struct engine_thread *t,
+						 uintptr_t addr, size_t size)
 {
 	struct engine *e = t->engine;
 	struct run_cursor c;
@@ -373,9 +397,6 @@ int engine_read(struct engine_thread *t, uintptr_t addr, size_t size)
 	size_t offset, n;
 	int rc = 0;
 
-	t->events++;
-	if (!size)
-		return 0;
 	if (!range_ok(addr, size))
 		return -EINVAL;
 	cursor_init(&c, e, addr, size);
@@ -393,6 +414,35 @@ int engine_read(struct engine_thread *t, uintptr_t addr, size_t size)
 	}
 	op_end();
 	return rc;
+}
+
+int engine_read(struct engine_thread *t, uintptr_t addr, size_t size)
+{
+	struct engine *e = t->engine;
+	uintptr_t first = addr >> e->cell_shift;
+	uintptr_t last = (addr + size - 1) >> e->cell_shift;
+	unsigned chunk_shift = SHADOW_CHUNK_ADDR_BITS - e->cell_shift;
+
+	t->events++;
+	/* The common case, a few cells in the chunk this thread used last,
+	 * skips the general machinery. */
+	if (__builtin_expect(size == 0, 0))
+		return 0;
+	if (__builtin_expect(last - first >= SHORT_RUN || !range_ok(addr, size) ||
+				     (first >> chunk_shift) !=
+					     t->ts_cache.index[0] ||
+				     (last >> chunk_shift) !=
+					     t->ts_cache.index[0],
+			     0))
+		return read_general(t, addr, size);
+	size_t offset = first & (e->pool.chunk_cells - 1);
+	op_begin(e);
+	const stamp_t *wts = shadow_get_cached(&e->wts, &t->wts_cache,
+					       t->ts_cache.index[0], false, NULL);
+	read_short_run(t, t->ts_cache.chunk[0] + offset,
+		       wts ? wts + offset : NULL, last - first + 1);
+	op_end();
+	return 0;
 }
 
 /* Stamp [addr, addr + size) as written at G = @g: in the write table with

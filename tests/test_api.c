@@ -242,10 +242,11 @@ END_TEST
 
 START_TEST(reentrant_call_is_refused)
 {
-	runtime_busy = true;
+	struct trms_thread *t = thread_self();
+	t->busy = true;
 	ck_assert_int_eq(trms_region_begin("x"), -EBUSY);
 	ck_assert_int_eq(trms_read(&n_seen, 4), -EBUSY);
-	runtime_busy = false;
+	t->busy = false;
 	ck_assert_int_eq(trms_region_begin("x"), 0);
 	ck_assert_int_eq(trms_region_end("x"), 0);
 }
