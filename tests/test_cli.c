@@ -54,14 +54,21 @@ static void setup(void)
 {
 	snprintf(scratch, sizeof(scratch), "/tmp/trms-cli-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	/* The commands run here: nothing they do may leave a profile of
+	 * the command itself behind. */
+	ck_assert_int_eq(chdir(scratch), 0);
 }
 
 static void teardown(void)
 {
-	char cmd[300];
+	char cmd[400];
 
+	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -q '^trms\\..*\\.trms$'",
+		 scratch);
+	int stray = system(cmd) == 0;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
 	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_msg(!stray, "the trms command left a profile of itself");
 }
 
 static const char worked_case[] =

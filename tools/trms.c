@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "config.h"
 #include "trms.h"
 
 static const char usage[] =
@@ -22,16 +23,8 @@ static const char usage[] =
 	"  version  print the version\n"
 	"  help     show this help\n"
 	"\n"
-	"A program that links libtrms (or has it preloaded) writes its\n"
-	"profile at exit to TRMS_OUTPUT (default %e.%p.trms: executable name\n"
-	"and process id).  Environment variables read by the library:\n"
-	"  TRMS_OUTPUT       profile path template: %p pid, %e executable "
-	"name,\n"
-	"                    %% a percent sign (default %e.%p.trms)\n"
-	"  TRMS_COST         ns (default) or events\n"
-	"  TRMS_GRANULARITY  bytes per memory cell: 1, 2, 4 (default), 8, 16\n"
-	"  TRMS_VERBOSE      0 (default), 1 (say what the library does), 2\n"
-	"  TRMS_OFF          1: the library stays loaded but does nothing\n";
+	"A program that links libtrms writes its profile at exit.  The\n"
+	"library reads these environment variables once, at start:\n";
 
 int usage_error(const char *cmd, const char *message)
 {
@@ -58,16 +51,19 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fputs(usage, stderr);
+		config_describe(stderr);
 		return 2;
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h")) {
 		fputs(usage, stdout);
+		config_describe(stdout);
 		return 0;
 	}
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-		printf("trms %s\n", trms_version());
+		printf("trms %d.%d.%d\n", TRMS_VERSION_MAJOR, TRMS_VERSION_MINOR,
+		       TRMS_VERSION_PATCH);
 		return 0;
 	}
 	if (!strcmp(cmd, "replay"))
