@@ -8,13 +8,13 @@
 
 #include "trms.h"
 
+#include "call.h"
 #include "log.h"
-#include "runtime.h"
 
 /* Where an API call goes when the thread's state is not simply there:
  * the library is not started or inert, the thread is new or past its
  * exit, or the call re-entered the library. */
-static __attribute__((noinline)) struct trms_thread *enter_slow(int *rc)
+struct trms_thread *call_enter_slow(int *rc)
 {
 	static __thread bool attaching __attribute__((tls_model("initial-exec")));
 	struct trms_thread *t = thread_current;
@@ -46,84 +46,15 @@ static __attribute__((noinline)) struct trms_thread *enter_slow(int *rc)
 	return t;
 }
 
-/* Begin an API call: one thread-local load in the common case.
- * @return the calling thread's state, marked busy, or NULL with *rc the
- * value the call must return (0 when the library is inert or the thread
- * is past its exit, -EBUSY when re-entered, -ENOMEM). */
-static inline struct trms_thread *enter(int *rc)
-{
-	struct trms_thread *t = thread_current;
-
-	if (__builtin_expect(t != NULL && !t->busy, 1)) {
-		t->busy = true;
-		return t;
-	}
-	return enter_slow(rc);
-}
-
-static inline void leave(struct trms_thread *t)
-{
-	t->busy = false;
-}
-
-static inline bool timed(void)
-{
-	return config.cost == COST_NS;
-}
-
-/*
- * Keeping an API call's own time out of the costs (see cost.h).  A call is
- * either measured (clock at entry and exit) or charged the running
- * estimate for its kind; either way, the slow paths it took are excluded
- * exactly, and never taught to the estimate.
- */
-struct meter {
-	bool measure, exact;
-	uint64_t entry, slow_start;
-};
-
-/* @exact: always measure, and do not learn from it (large accesses). */
-static inline void meter_start(struct trms_thread *t, struct meter *m,
-			       enum cost_op op, bool exact)
-{
-	m->exact = exact;
-	m->measure = exact || cost_sample(&t->cost, op);
-	m->entry = m->measure ? clock_ticks() : 0;
-	m->slow_start = thread_slow_ticks(t);
-}
-
-/* The same, for a call that has read the clock on entry anyway. */
-static inline void meter_start_at(struct trms_thread *t, struct meter *m,
-				  enum cost_op op, uint64_t entry)
-{
-	m->exact = false;
-	m->measure = cost_sample(&t->cost, op);
-	m->entry = entry;
-	m->slow_start = thread_slow_ticks(t);
-}
-
-static inline void meter_stop(struct trms_thread *t, struct meter *m,
-			      enum cost_op op, uint64_t now)
-{
-	uint64_t slow = thread_slow_ticks(t) - m->slow_start;
-
-	cost_exclude(&t->cost, slow);
-	if (!m->measure)
-		cost_estimated(&t->cost, op);
-	else if (m->exact)
-		cost_exclude(&t->cost, now - m->entry - slow);
-	else
-		cost_measured(&t->cost, op, now - m->entry - slow);
-}
 
 /* A name this thread has not met at this address: register it, timed. */
 static int lookup_slow(struct trms_thread *t, const char *name, uint32_t *id,
 		       bool *immutable)
 {
-	uint64_t start = timed() ? clock_ticks() : 0;
+	uint64_t start = call_timed() ? clock_ticks() : 0;
 	int rc = region_lookup_slow(&t->names, name, id, immutable);
 
-	if (timed())
+	if (call_timed())
 		t->lookup_slow_ticks += clock_ticks() - start;
 	if (rc == -ENAMETOOLONG)
 		log_client("region name longer than %d bytes: \"%.40s...\"",
@@ -189,7 +120,7 @@ begin(struct trms_thread *t, const char *name, const bool is_timed)
 int trms_region_begin(const char *name)
 {
 	int rc;
-	struct trms_thread *t = enter(&rc);
+	struct trms_thread *t = call_enter(&rc);
 
 	if (!t)
 		return rc;
@@ -197,12 +128,12 @@ int trms_region_begin(const char *name)
 		log_client("trms_region_begin: %s region name",
 			   name ? "empty" : "NULL");
 		rc = -EINVAL;
-	} else if (timed()) {
+	} else if (call_timed()) {
 		rc = begin(t, name, true);
 	} else {
 		rc = begin(t, name, false);
 	}
-	leave(t);
+	call_leave(t);
 	return rc;
 }
 
@@ -275,12 +206,12 @@ end(struct trms_thread *t, const char *name, const bool is_timed)
 int trms_region_end(const char *name)
 {
 	int rc;
-	struct trms_thread *t = enter(&rc);
+	struct trms_thread *t = call_enter(&rc);
 
 	if (!t)
 		return rc;
-	rc = timed() ? end(t, name, true) : end(t, name, false);
-	leave(t);
+	rc = call_timed() ? end(t, name, true) : end(t, name, false);
+	call_leave(t);
 	return rc;
 }
 
@@ -289,20 +220,21 @@ access_range(const char *what, const void *addr, size_t size,
 	     int (*op)(struct engine_thread *, uintptr_t, size_t))
 {
 	int rc;
-	struct trms_thread *t = enter(&rc);
+	struct trms_thread *t = call_enter(&rc);
 
 	if (!t)
 		return rc;
 	if (!runtime_tag()) {
-		leave(t);
+		call_leave(t);
 		return 0;
 	}
 	if (!addr && size) {
 		log_client("%s(NULL, %zu): NULL address", what, size);
-		leave(t);
+		call_leave(t);
 		return -EINVAL;
 	}
-	if (!timed()) {
+	engine_count_event(&t->engine);
+	if (!call_timed()) {
 		rc = op(&t->engine, (uintptr_t)addr, size);
 	} else {
 		/* Large accesses are timed exactly; small ones at a sampled
@@ -322,7 +254,7 @@ access_range(const char *what, const void *addr, size_t size,
 			   what, addr, size);
 	else if (rc)
 		report_engine_error(what, rc);
-	leave(t);
+	call_leave(t);
 	return rc;
 }
 
@@ -339,13 +271,13 @@ int trms_write(const void *addr, size_t size)
 int trms_thread_name(const char *name)
 {
 	int rc;
-	struct trms_thread *t = enter(&rc);
+	struct trms_thread *t = call_enter(&rc);
 
 	if (!t)
 		return rc;
 	if (!name || !*name) {
 		log_client("trms_thread_name: %s name", name ? "empty" : "NULL");
-		leave(t);
+		call_leave(t);
 		return -EINVAL;
 	}
 	size_t len = strnlen(name, THREAD_NAME_MAX);
@@ -357,36 +289,33 @@ int trms_thread_name(const char *name)
 	memcpy(t->name, name, len);
 	t->name[len] = '\0';
 	pthread_mutex_unlock(&runtime.lock);
-	leave(t);
+	call_leave(t);
 	return 0;
 }
 
 int trms_flush(void)
 {
 	int rc;
-	struct trms_thread *t = enter(&rc);
+	struct trms_thread *t = call_enter(&rc);
 
 	if (!t)
 		return rc;
-	rc = runtime_write_profile(false);
-	leave(t);
+	rc = runtime_write_profile(WRITE_FLUSH);
+	call_leave(t);
 	return rc;
 }
 
 static int set_enabled(bool on)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-
 	runtime_start();
 	if (atomic_load(&runtime_state) != 1)
 		return 0;
 	/* A pause ends the current generation: activations that began
 	 * before it never match the tag again. */
-	pthread_mutex_lock(&lock);
-	if (!on && atomic_load(&runtime.tag))
+	if (on)
+		atomic_store(&runtime.tag, atomic_load(&runtime.generation));
+	else if (atomic_exchange(&runtime.tag, 0))
 		atomic_fetch_add(&runtime.generation, 1);
-	atomic_store(&runtime.tag, on ? atomic_load(&runtime.generation) : 0);
-	pthread_mutex_unlock(&lock);
 	return 0;
 }
 
@@ -441,7 +370,7 @@ void api_calibrate(struct trms_thread *t)
 	unsigned i = name_cache_slot(name);
 	__typeof__(t->names.slot[0]) saved = t->names.slot[i];
 
-	if (!timed())
+	if (!call_timed())
 		return;
 	t->names.slot[i].ptr = name;
 	t->names.slot[i].id = REGION_CALIBRATION;

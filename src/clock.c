@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sys.h"
+
 #ifdef CLOCK_HAVE_TSC
 #include <cpuid.h>
 #endif
@@ -32,7 +34,7 @@ static bool tsc_usable(void)
 		      O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ssize_t n = read(fd, source, sizeof(source) - 1);
+	ssize_t n = sys_read(fd, source, sizeof(source) - 1);
 	close(fd);
 	return n >= 3 && strncmp(source, "tsc", 3) == 0;
 #else

@@ -62,6 +62,16 @@ static int apply_verbose(const char *value)
 	return 0;
 }
 
+static int apply_run_report(const char *value)
+{
+	size_t len = strlen(value);
+
+	if (len >= sizeof(config.run_report))
+		return -1;
+	memcpy(config.run_report, value, len + 1);
+	return 0;
+}
+
 static int apply_off(const char *value)
 {
 	if (!strcmp(value, "1"))
@@ -92,6 +102,10 @@ static const struct setting settings[] = {
 	{ "TRMS_OFF", "0 or 1",
 	  "1: the library stays loaded but records and writes nothing", "0",
 	  apply_off },
+	{ "TRMS_RUN_REPORT", "a path, or empty",
+	  "set by `trms run`: each process appends the path of the profile "
+	  "it wrote to this file",
+	  "", apply_run_report },
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))

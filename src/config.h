@@ -19,6 +19,7 @@ struct config {
 	enum cost_unit cost;
 	int verbose;
 	bool off;
+	char run_report[CONFIG_PATH_MAX]; /* see TRMS_RUN_REPORT */
 };
 
 extern struct config config;

@@ -130,12 +130,18 @@ static inline int engine_return(struct engine_thread *t, uint64_t cost_now,
 static inline const struct frame *engine_pop(struct engine_thread *t);
 
 /* The access events of DESIGN §2 on the cells of [addr, addr + size).
- * A kread is a read.  Each call is one event for the cost in events.
- * @return 0, -EINVAL if the range leaves the address space, -ENOMEM,
- * -EOVERFLOW (stamps exhausted). */
+ * A kread is a read.  @return 0, -EINVAL if the range leaves the address
+ * space, -ENOMEM, -EOVERFLOW (stamps exhausted). */
 int engine_read(struct engine_thread *t, uintptr_t addr, size_t size);
 int engine_write(struct engine_thread *t, uintptr_t addr, size_t size);
 int engine_kwrite(struct engine_thread *t, uintptr_t addr, size_t size);
+
+/* One access operation (an annotation call, a system call) for the cost in
+ * events, however many ranges it touches. */
+static inline void engine_count_event(struct engine_thread *t)
+{
+	t->events++;
+}
 
 static inline const struct frame *engine_top(const struct engine_thread *t)
 {

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sys.h"
+
 int log_verbosity;
 
 static const char *const kind_prefix[] = {
@@ -43,7 +45,7 @@ static void log_write(enum log_kind kind, const char *suffix, const char *fmt,
 	}
 	line[len++] = '\n';
 	/* One write: a line from another thread cannot land in the middle. */
-	ssize_t ignored = write(STDERR_FILENO, line, len);
+	ssize_t ignored = sys_write(STDERR_FILENO, line, len);
 	(void)ignored;
 	errno = saved_errno;
 }

@@ -4,7 +4,11 @@
 #define _GNU_SOURCE
 #include "output.h"
 
+#include "config.h"
+#include "sys.h"
+
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,6 +48,27 @@ static int append(char *out, size_t outlen, size_t *len, const char *s)
 	memcpy(out + *len, s, n + 1);
 	*len += n;
 	return 0;
+}
+
+void run_report_note(const char *path)
+{
+	if (!config.run_report[0])
+		return;
+	int fd = open(config.run_report,
+		      O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	size_t len = strlen(path);
+	/* One write of the whole line: lines from processes that finish at
+	 * the same moment do not interleave. */
+	char line[CONFIG_PATH_MAX + 1];
+	if (len < sizeof(line) - 1) {
+		memcpy(line, path, len);
+		line[len] = '\n';
+		ssize_t ignored = sys_write(fd, line, len + 1);
+		(void)ignored;
+	}
+	close(fd);
 }
 
 int output_expand(const char *template, pid_t pid, char *out, size_t outlen)

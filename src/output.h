@@ -19,4 +19,7 @@ const char *output_program_name(void);
  * @pid into @out.  @return 0, or -ENAMETOOLONG. */
 int output_expand(const char *template, pid_t pid, char *out, size_t outlen);
 
+/* Under `trms run` (TRMS_RUN_REPORT set): tell it where a profile went. */
+void run_report_note(const char *path);
+
 #endif

@@ -12,11 +12,12 @@
 
 #include "log.h"
 #include "output.h"
+#include "real.h"
 
 struct runtime runtime;
 atomic_int runtime_state;
 
-static uint64_t realtime_ns(void)
+uint64_t runtime_realtime_ns(void)
 {
 	struct timespec ts;
 
@@ -36,6 +37,7 @@ static void start_once(void)
 	struct engine_config engine_config;
 	char path[CONFIG_PATH_MAX];
 
+	real_resolve();
 	config_load();
 	if (config.off)
 		return go_inert("TRMS_OFF=1");
@@ -57,11 +59,14 @@ static void start_once(void)
 	atomic_init(&runtime.generation, 1);
 	atomic_init(&runtime.tag, 1);
 	atomic_init(&runtime.finished, false);
-	runtime.start_realtime_ns = realtime_ns();
+	runtime.start_realtime_ns = runtime_realtime_ns();
+	runtime.pid = getpid();
 	if (thread_key_create()) {
 		log_internal("cannot create a thread key; profiling disabled");
 		return go_inert(NULL);
 	}
+	process_hooks_start();
+	signal_hooks_start();
 	atomic_store(&runtime_state, 1);
 	/* The thread that starts the library (normally the main thread) is
 	 * thread 0. */
@@ -91,5 +96,5 @@ __attribute__((destructor)) static void trms_destructor(void)
 {
 	if (atomic_load(&runtime_state) != 1)
 		return;
-	runtime_write_profile(true);
+	runtime_write_profile(WRITE_EXIT);
 }

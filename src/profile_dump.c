@@ -5,7 +5,9 @@
 #define _GNU_SOURCE
 #include "runtime.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include "log.h"
 #include "output.h"
 #include "profile_writer.h"
+#include "sys.h"
 
 /* Written under flush_lock; too big for a thread's stack to be sure. */
 static struct profile_writer writer;
@@ -29,20 +32,12 @@ static void dump_tuple(void *ctx, const struct tuple_data *tuple)
 	profile_writer_tuple(d->w, d->ordinal, tuple);
 }
 
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The command line, each argument escaped on its own, spaces between. */
 static void write_command(struct profile_writer *w)
 {
 	char buf[4096];
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	ssize_t n = fd >= 0 ? sys_read(fd, buf, sizeof(buf) - 1) : -1;
 
 	if (fd >= 0)
 		close(fd);
@@ -81,7 +76,7 @@ static void write_meta(struct profile_writer *w)
 	profile_writer_meta_u64(w, "pid", (uint64_t)getpid());
 	profile_writer_meta_u64(w, "ppid", (uint64_t)getppid());
 	profile_writer_meta_u64(w, "start_ns", runtime.start_realtime_ns);
-	profile_writer_meta_u64(w, "end_ns", realtime_ns());
+	profile_writer_meta_u64(w, "end_ns", runtime_realtime_ns());
 	profile_writer_meta(w, "cost", config_cost_name(config.cost));
 	if (config.cost == COST_NS)
 		profile_writer_meta(w, "clock", clock_source());
@@ -92,24 +87,85 @@ static void write_meta(struct profile_writer *w)
 	profile_writer_meta(w, "library", TRMS_VERSION_TEXT);
 }
 
-int runtime_write_profile(bool final)
+/* Take @m; in an abrupt write (a signal handler may have interrupted the
+ * lock's owner, perhaps in this very thread) only try for a while. */
+static bool take(pthread_mutex_t *m, enum write_reason reason)
+{
+	if (reason != WRITE_ABRUPT) {
+		pthread_mutex_lock(m);
+		return true;
+	}
+	for (int i = 0; i < 2000; i++) {
+		if (pthread_mutex_trylock(m) == 0)
+			return true;
+		sched_yield();
+	}
+	return false;
+}
+
+static void write_threads(struct profile_writer *w, size_t *skipped,
+			  uint64_t *dropped)
+{
+	struct trms_thread *t;
+
+	cds_list_for_each_entry(t, &runtime.threads, link) {
+		struct thread_info info = {
+			.ordinal = t->ordinal,
+			.name = t->name,
+			.has_creator = t->has_creator,
+			.creator = t->creator,
+			.context = t->context,
+			.context_depth = t->context_depth,
+			.in_bytes = __atomic_load_n(&t->in_bytes,
+						    __ATOMIC_RELAXED),
+			.in_calls = __atomic_load_n(&t->in_calls,
+						    __ATOMIC_RELAXED),
+			.out_bytes = __atomic_load_n(&t->out_bytes,
+						     __ATOMIC_RELAXED),
+			.out_calls = __atomic_load_n(&t->out_calls,
+						     __ATOMIC_RELAXED),
+		};
+		profile_writer_thread(w, &info);
+	}
+	cds_list_for_each_entry(t, &runtime.threads, link) {
+		struct dump_thread d = { w, t->ordinal };
+		if (profile_for_each_tuple(&t->profile, dump_tuple, &d,
+					   skipped))
+			w->error = ENOMEM;
+		*dropped += __atomic_load_n(&t->profile.dropped,
+					    __ATOMIC_RELAXED);
+	}
+}
+
+int runtime_write_profile(enum write_reason reason)
 {
 	struct profile_writer *w = &writer;
 	char path[CONFIG_PATH_MAX] = "";
-	struct trms_thread *t;
 	size_t skipped = 0;
 	uint64_t dropped = 0;
 	int rc;
 
-	pthread_mutex_lock(&runtime.flush_lock);
+	if (!runtime_own_process())
+		return 0;
+	if (!take(&runtime.flush_lock, reason)) {
+		log_internal("profile not written: another thread was writing "
+			     "it when the process ended");
+		return -EBUSY;
+	}
 	if (atomic_load(&runtime.finished)) {
 		pthread_mutex_unlock(&runtime.flush_lock);
 		return 0;
 	}
-	if (final) {
-		struct trms_thread *me = thread_self();
-		if (me)
+	if (reason != WRITE_FLUSH) {
+		/* The last write: the calling thread's open regions end now
+		 * (unless it was interrupted inside the library, whose state
+		 * it was changing). */
+		struct trms_thread *me = thread_current;
+		if (me && !me->busy) {
+			me->busy = true;
 			thread_close_all(me);
+			me->busy = false;
+		}
 		atomic_store(&runtime.finished, true);
 	}
 	rc = output_expand(config.output, getpid(), path, sizeof(path));
@@ -122,17 +178,12 @@ int runtime_write_profile(bool final)
 	write_meta(w);
 	for (uint32_t id = 0; id < region_count(); id++)
 		profile_writer_region(w, id, region_name(id));
-	pthread_mutex_lock(&runtime.lock);
-	cds_list_for_each_entry(t, &runtime.threads, link)
-		profile_writer_thread(w, t->ordinal, t->name);
-	cds_list_for_each_entry(t, &runtime.threads, link) {
-		struct dump_thread d = { w, t->ordinal };
-		if (profile_for_each_tuple(&t->profile, dump_tuple, &d,
-					   &skipped))
-			w->error = ENOMEM;
-		dropped += __atomic_load_n(&t->profile.dropped,
-					   __ATOMIC_RELAXED);
+	if (!take(&runtime.lock, reason)) {
+		profile_writer_abort(w);
+		rc = -EBUSY;
+		goto out;
 	}
+	write_threads(w, &skipped, &dropped);
 	pthread_mutex_unlock(&runtime.lock);
 	profile_writer_meta_u64(w, "tuples_skipped", skipped);
 	profile_writer_meta_u64(w, "tuples_dropped", dropped);
@@ -142,8 +193,10 @@ out:
 	if (rc)
 		log_internal("cannot write the profile to %s: %s", path,
 			     strerror(-rc));
-	else if (final)
+	else if (reason != WRITE_FLUSH)
 		log_info("profile written to %s (shadow memory %zu KiB)", path,
 			 engine_shadow_bytes(&runtime.engine) >> 10);
+	if (!rc)
+		run_report_note(path);
 	return rc;
 }

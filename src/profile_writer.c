@@ -11,12 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sys.h"
+
 static void flush_buffer(struct profile_writer *w)
 {
 	size_t done = 0;
 
 	while (done < w->len && !w->error) {
-		ssize_t r = write(w->fd, w->buf + done, w->len - done);
+		ssize_t r = sys_write(w->fd, w->buf + done, w->len - done);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -174,15 +176,34 @@ void profile_writer_region(struct profile_writer *w, uint32_t id,
 	put(w, "\n");
 }
 
-void profile_writer_thread(struct profile_writer *w, uint32_t ordinal,
-			   const char *name)
+static void put_field(struct profile_writer *w, const char *key,
+		      uint64_t value)
+{
+	put(w, " ");
+	put(w, key);
+	put(w, "=");
+	put_u128(w, value);
+}
+
+void profile_writer_thread(struct profile_writer *w,
+			   const struct thread_info *info)
 {
 	put(w, "thread ");
-	put_u128(w, ordinal);
-	if (name && *name) {
-		put(w, " ");
-		put_name(w, name);
+	put_u128(w, info->ordinal);
+	if (info->name && *info->name) {
+		put(w, " name=");
+		put_name(w, info->name);
 	}
+	if (info->has_creator)
+		put_field(w, "creator", info->creator);
+	for (unsigned i = 0; i < info->context_depth; i++) {
+		put(w, i ? "/" : " context=");
+		put_u128(w, info->context[i]);
+	}
+	put_field(w, "in_bytes", info->in_bytes);
+	put_field(w, "in_calls", info->in_calls);
+	put_field(w, "out_bytes", info->out_bytes);
+	put_field(w, "out_calls", info->out_calls);
 	put(w, "\n");
 }
 

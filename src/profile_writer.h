@@ -11,6 +11,7 @@
 #ifndef TRMS_PROFILE_WRITER_H
 #define TRMS_PROFILE_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,9 +42,21 @@ void profile_writer_meta_u64(struct profile_writer *w, const char *key,
 			     uint64_t value);
 void profile_writer_region(struct profile_writer *w, uint32_t id,
 			   const char *name);
-/* @name may be NULL: the thread is known by its ordinal. */
-void profile_writer_thread(struct profile_writer *w, uint32_t ordinal,
-			   const char *name);
+/* What the profile says about a thread. */
+struct thread_info {
+	uint32_t ordinal;
+	const char *name;    /* NULL: the thread is known by its ordinal */
+	bool has_creator;    /* created through the pthread_create hook */
+	uint32_t creator;    /* the creating thread's ordinal */
+	const uint32_t *context; /* regions open in the creator, outermost
+				    first */
+	unsigned context_depth;
+	uint64_t in_bytes, in_calls;   /* data received through hooked calls */
+	uint64_t out_bytes, out_calls; /* data sent through hooked calls */
+};
+
+void profile_writer_thread(struct profile_writer *w,
+			   const struct thread_info *info);
 void profile_writer_tuple(struct profile_writer *w, uint32_t thread,
 			  const struct tuple_data *tuple);
 

@@ -129,6 +129,16 @@ static int intern_locked(const char *name, size_t len, uint32_t *id)
 	return 0;
 }
 
+void region_lock_for_fork(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void region_unlock_after_fork(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
 int region_intern(const char *name, uint32_t *id)
 {
 	size_t len = strnlen(name, REGION_NAME_MAX + 1);

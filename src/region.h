@@ -25,6 +25,11 @@
  * @return 0, -ENAMETOOLONG, -ENOMEM (too many regions or no memory). */
 int region_intern(const char *name, uint32_t *id);
 
+/* Around fork(): hold the registry still so that the child does not
+ * inherit it half-updated. */
+void region_lock_for_fork(void);
+void region_unlock_after_fork(void);
+
 /* Name of a registered region; safe from any thread without locks. */
 const char *region_name(uint32_t id);
 

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -29,6 +30,17 @@
 		TRMS_VERSION_PATCH)
 
 #define THREAD_NAME_MAX 63
+#define THREAD_CONTEXT_MAX 32
+
+/* Where a thread came from: its number, and the creation context the
+ * pthread_create hook noted (see pthread_hooks.c). */
+struct thread_origin {
+	uint32_t ordinal;
+	bool has_creator;
+	uint32_t creator;
+	uint32_t context_depth;
+	uint32_t context[THREAD_CONTEXT_MAX];
+};
 
 /* Everything the library keeps for one thread of the program.  Fields
  * other than those under the runtime lock are touched only by the thread
@@ -43,8 +55,18 @@ struct trms_thread {
 	 * itself calls) must not touch the thread's state. */
 	bool busy;
 	uint64_t lookup_slow_ticks; /* time spent registering region names */
-	uint32_t ordinal; /* 0 for the main thread, then first-use order */
-	char name[THREAD_NAME_MAX + 1]; /* written with atomic byte stores */
+	uint32_t ordinal; /* 0 for the main thread, then creation order */
+	char name[THREAD_NAME_MAX + 1]; /* under runtime.lock */
+	/* Creation context: the creating thread and the regions it had open
+	 * when it called pthread_create, outermost first.  Set before the
+	 * thread runs, then read-only. */
+	bool has_creator;
+	uint32_t creator;
+	uint32_t context_depth;
+	uint32_t context[THREAD_CONTEXT_MAX];
+	/* Data moved through the hooked calls: written by the owner with
+	 * relaxed atomic stores, read by the profile writer. */
+	uint64_t in_bytes, in_calls, out_bytes, out_calls;
 	bool dead;        /* exited: only the profile remains */
 	struct cds_list_head link; /* in runtime.threads, by ordinal */
 };
@@ -62,6 +84,7 @@ struct runtime {
 	pthread_key_t thread_key;
 	pthread_mutex_t flush_lock;
 	uint64_t start_realtime_ns;
+	pid_t pid; /* the process this state belongs to (see fork) */
 	atomic_bool finished; /* the final profile has been written */
 	/* Calibrated at start (see cost.h), then read-only. */
 	uint64_t cost_floor;
@@ -74,19 +97,52 @@ extern struct runtime runtime;
  * failure at start). */
 extern atomic_int runtime_state;
 
+uint64_t runtime_realtime_ns(void);
+
+/* Set up the fork handlers (process_hooks.c) and the handlers that write
+ * the profile on SIGTERM and SIGINT (signal_hooks.c). */
+void process_hooks_start(void);
+void signal_hooks_start(void);
+
 /* Start the library (idempotent; the constructor calls it, and so does
  * the first API call if it comes earlier). */
 void runtime_start(void);
 
-/* Write the profile.  @final: at exit (also closes the calling thread's
- * open regions and stops further writes).  @return 0 or -errno. */
-int runtime_write_profile(bool final);
+/* How a profile write came about. */
+enum write_reason {
+	WRITE_FLUSH,  /* trms_flush, or before exec */
+	WRITE_EXIT,   /* normal exit: the last one */
+	WRITE_ABRUPT, /* a fatal signal or _exit, perhaps inside a signal
+			 handler: locks are only tried, the last one */
+};
+
+/* Write the profile.  A last write also closes the calling thread's open
+ * regions, and later writes do nothing.  @return 0 or -errno. */
+int runtime_write_profile(enum write_reason reason);
+
+/* True if the calling process is the one the library's state belongs to
+ * (false in a child made by vfork, or by a clone without fork handlers). */
+static inline bool runtime_own_process(void)
+{
+	return getpid() == runtime.pid;
+}
 
 extern __thread struct trms_thread *thread_current
 	__attribute__((tls_model("initial-exec")));
 
 /* thread_self when the thread has no state yet. */
 struct trms_thread *thread_attach(void);
+
+/* In a child process after fork: keep only the calling thread, with an
+ * empty profile. */
+void thread_after_fork_child(void);
+
+/* The next thread number, in creation order. */
+uint32_t thread_reserve_ordinal(void);
+
+/* Give a thread made by the pthread_create hook its state, before it runs
+ * the program's code.  Failure leaves the thread unprofiled. */
+void thread_attach_created(const struct thread_origin *origin);
 
 /* The calling thread's state, created on first use; NULL if it cannot be
  * created or the thread is past its exit. */

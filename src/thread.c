@@ -87,7 +87,17 @@ void thread_cost_defaults(struct trms_thread *t)
 	       sizeof(t->cost.estimate));
 }
 
-static struct trms_thread *attach(void)
+uint32_t thread_reserve_ordinal(void)
+{
+	pthread_mutex_lock(&runtime.lock);
+	uint32_t ordinal = runtime.next_ordinal++;
+	pthread_mutex_unlock(&runtime.lock);
+	return ordinal;
+}
+
+/* @origin NULL: a thread the library meets on its first call, numbered
+ * now. */
+static struct trms_thread *attach(const struct thread_origin *origin)
 {
 	struct trms_thread *t = vm_alloc(sizeof(*t));
 
@@ -99,8 +109,15 @@ static struct trms_thread *attach(void)
 	}
 	profile_table_init(&t->profile);
 	thread_cost_defaults(t);
+	if (origin) {
+		t->has_creator = origin->has_creator;
+		t->creator = origin->creator;
+		t->context_depth = origin->context_depth;
+		memcpy(t->context, origin->context,
+		       origin->context_depth * sizeof(t->context[0]));
+	}
 	pthread_mutex_lock(&runtime.lock);
-	t->ordinal = runtime.next_ordinal++;
+	t->ordinal = origin ? origin->ordinal : runtime.next_ordinal++;
 	cds_list_add_tail(&t->link, &runtime.threads);
 	pthread_mutex_unlock(&runtime.lock);
 	pthread_setspecific(runtime.thread_key, t);
@@ -112,11 +129,49 @@ struct trms_thread *thread_attach(void)
 {
 	if (self_gone)
 		return NULL;
-	struct trms_thread *t = attach();
+	struct trms_thread *t = attach(NULL);
 	if (!t)
 		log_internal("out of memory for a new thread's state; the "
 			     "thread is not profiled");
 	return t;
+}
+
+void thread_after_fork_child(void)
+{
+	struct trms_thread *self = thread_current, *t, *next;
+
+	/* Only the thread that forked exists in the child: the others'
+	 * state goes, and the child's profile starts empty, with the forking
+	 * thread as its thread 0.  Its open regions stay open: it goes on
+	 * running inside them. */
+	cds_list_for_each_entry_safe(t, next, &runtime.threads, link) {
+		if (t == self)
+			continue;
+		cds_list_del(&t->link);
+		if (!t->dead)
+			engine_thread_fini(&t->engine);
+		profile_table_fini(&t->profile);
+		vm_free(t, sizeof(*t));
+	}
+	runtime.next_ordinal = 0;
+	if (!self)
+		return;
+	profile_table_fini(&self->profile);
+	profile_table_init(&self->profile);
+	self->ordinal = runtime.next_ordinal++;
+	self->has_creator = false;
+	self->context_depth = 0;
+	self->in_bytes = self->in_calls = 0;
+	self->out_bytes = self->out_calls = 0;
+}
+
+void thread_attach_created(const struct thread_origin *origin)
+{
+	if (atomic_load(&runtime_state) != 1 || thread_current)
+		return;
+	if (!attach(origin))
+		log_internal("out of memory for a new thread's state; the "
+			     "thread is not profiled");
 }
 
 int thread_key_create(void)

@@ -423,7 +423,6 @@ int engine_read(struct engine_thread *t, uintptr_t addr, size_t size)
 	uintptr_t last = (addr + size - 1) >> e->cell_shift;
 	unsigned chunk_shift = SHADOW_CHUNK_ADDR_BITS - e->cell_shift;
 
-	t->events++;
 	/* The common case, a few cells in the chunk this thread used last,
 	 * skips the general machinery. */
 	if (__builtin_expect(size == 0, 0))
@@ -483,7 +482,6 @@ static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
 	uint64_t g;
 	int rc;
 
-	t->events++;
 	if (!size)
 		return 0;
 	if (!range_ok(addr, size))

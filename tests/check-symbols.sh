@@ -1,21 +1,27 @@
 #!/bin/sh
-# The shared library exports exactly the functions the public header
-# declares with TRMS_API, no more, no less.
+# The shared library exports exactly what is documented: the functions the
+# public header declares with TRMS_API, and the C library functions listed
+# in docs/hooks.md (which src/trms.map exports) -- no more, no less.
 set -eu
 lib=$1
 header=$2
+hooks_doc=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-declared=$(sed -n 's/^TRMS_API[^(]*[ *]\(trms_[a-z_]*\)(.*/\1/p' "$header" | sort)
-exported=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TWDBRVi]$/ { print $3 }' |
-	sed 's/@.*//' | sort)
+sed -n 's/^TRMS_API[^(]*[ *]\(trms_[a-z_]*\)(.*/\1/p' "$header" >"$tmp/api"
+# Every `name` in the first column of the tables of docs/hooks.md.
+awk -F'|' '/^\|/ { print $2 }' "$hooks_doc" | grep -o '`[A-Za-z_0-9]*`' |
+	tr -d '`' >"$tmp/hooks" || true
+sort -u "$tmp/api" "$tmp/hooks" >"$tmp/documented"
+nm -D --defined-only "$lib" | awk '$2 ~ /^[TWDBRVi]$/ { print $3 }' |
+	sed 's/@.*//' | sort -u >"$tmp/exported"
 
-if [ "$declared" != "$exported" ]; then
-	echo "declared in $header but not exported:"
-	comm -23 "$(printf '%s\n' "$declared" > /tmp/trms-declared.$$; echo /tmp/trms-declared.$$)" \
-		"$(printf '%s\n' "$exported" > /tmp/trms-exported.$$; echo /tmp/trms-exported.$$)"
-	echo "exported but not declared:"
-	comm -13 /tmp/trms-declared.$$ /tmp/trms-exported.$$
-	rm -f /tmp/trms-declared.$$ /tmp/trms-exported.$$
+if ! cmp -s "$tmp/documented" "$tmp/exported"; then
+	echo "documented but not exported:"
+	comm -23 "$tmp/documented" "$tmp/exported"
+	echo "exported but not documented:"
+	comm -13 "$tmp/documented" "$tmp/exported"
 	exit 1
 fi
-echo "exports match the header: $(echo "$declared" | wc -l) functions"
+echo "exports match the documentation: $(wc -l <"$tmp/api") API functions, $(wc -l <"$tmp/hooks") interposed functions"

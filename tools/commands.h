@@ -6,6 +6,7 @@
 
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* Print "trms CMD: MESSAGE" (if any) and a pointer to --help; return the
  * exit status for bad usage, 2. */

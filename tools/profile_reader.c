@@ -6,6 +6,7 @@
 #include "profile_reader.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -190,6 +191,77 @@ static int read_tuple(struct reading *r, struct profile_doc *doc,
 	return 0;
 }
 
+/* "context=3/7/2": region ids, outermost first. */
+static int read_context(struct reading *r, struct profile_thread *th,
+			char *value)
+{
+	char *save = NULL;
+
+	for (char *id = strtok_r(value, "/", &save); id;
+	     id = strtok_r(NULL, "/", &save)) {
+		if (th->context_depth == PROFILE_CONTEXT_MAX)
+			return bad(r, "creation context deeper than %d",
+				   PROFILE_CONTEXT_MAX);
+		if (!parse_u32(id, &th->context[th->context_depth]))
+			return bad(r, "bad region id '%s' in context", id);
+		th->context_depth++;
+	}
+	return 0;
+}
+
+/* thread <ordinal> [key=value...]; unknown keys are ignored. */
+static int read_thread(struct reading *r, struct profile_doc *doc, char **f,
+		       size_t n)
+{
+	struct profile_thread th = { 0 };
+	static const struct {
+		const char *key;
+		size_t offset;
+	} counters[] = {
+		{ "in_bytes", offsetof(struct profile_thread, in_bytes) },
+		{ "in_calls", offsetof(struct profile_thread, in_calls) },
+		{ "out_bytes", offsetof(struct profile_thread, out_bytes) },
+		{ "out_calls", offsetof(struct profile_thread, out_calls) },
+	};
+
+	if (n < 2 || n > MAX_FIELDS)
+		return bad(r, "malformed thread line");
+	if (!parse_u32(f[1], &th.ordinal))
+		return bad(r, "bad thread ordinal '%s'", f[1]);
+	if (profile_thread(doc, th.ordinal))
+		return bad(r, "thread %u declared twice", th.ordinal);
+	for (size_t i = 2; i < n; i++) {
+		char *value = strchr(f[i], '=');
+		if (!value)
+			return bad(r, "thread field '%s' is not key=value", f[i]);
+		*value++ = '\0';
+		if (!strcmp(f[i], "name")) {
+			if (profile_unescape(value) || !*value)
+				return bad(r, "bad thread name");
+			free(th.name);
+			th.name = xstrdup(value);
+		} else if (!strcmp(f[i], "creator")) {
+			if (!parse_u32(value, &th.creator))
+				return bad(r, "bad creator '%s'", value);
+			th.has_creator = true;
+		} else if (!strcmp(f[i], "context")) {
+			if (read_context(r, &th, value))
+				return -1;
+		} else {
+			for (size_t k = 0; k < sizeof(counters) / sizeof(counters[0]);
+			     k++)
+				if (!strcmp(f[i], counters[k].key) &&
+				    !parse_u64(value,
+					       (uint64_t *)((char *)&th +
+							    counters[k].offset)))
+					return bad(r, "bad %s '%s'", f[i],
+						   value);
+		}
+	}
+	APPEND(doc->threads, doc->n_threads, th);
+	return 0;
+}
+
 static int read_line(struct reading *r, struct profile_doc *doc, char *line,
 		     bool *ended)
 {
@@ -227,22 +299,8 @@ static int read_line(struct reading *r, struct profile_doc *doc, char *line,
 		APPEND(doc->regions, doc->n_regions, reg);
 		return 0;
 	}
-	if (!strcmp(f[0], "thread")) {
-		struct profile_thread th = { 0, NULL };
-		if (n != 2 && n != 3)
-			return bad(r, "a thread line has 2 or 3 fields");
-		if (!parse_u32(f[1], &th.ordinal))
-			return bad(r, "bad thread ordinal '%s'", f[1]);
-		if (profile_thread(doc, th.ordinal))
-			return bad(r, "thread %u declared twice", th.ordinal);
-		if (n == 3) {
-			if (profile_unescape(f[2]))
-				return bad(r, "bad escape in thread name");
-			th.name = xstrdup(f[2]);
-		}
-		APPEND(doc->threads, doc->n_threads, th);
-		return 0;
-	}
+	if (!strcmp(f[0], "thread"))
+		return read_thread(r, doc, f, n);
 	if (!strcmp(f[0], "tuple"))
 		return read_tuple(r, doc, f, n);
 	if (!strcmp(f[0], "end")) {

@@ -8,6 +8,7 @@
 #ifndef TRMS_PROFILE_READER_H
 #define TRMS_PROFILE_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,9 +24,16 @@ struct profile_region {
 	char *name;
 };
 
+#define PROFILE_CONTEXT_MAX 64
+
 struct profile_thread {
 	uint32_t ordinal;
 	char *name; /* NULL if the thread has none */
+	bool has_creator;
+	uint32_t creator;
+	uint32_t context[PROFILE_CONTEXT_MAX]; /* region ids, outermost first */
+	unsigned context_depth;
+	uint64_t in_bytes, in_calls, out_bytes, out_calls;
 };
 
 struct profile_tuple {

@@ -39,10 +39,13 @@ static int step(struct replay *r, const struct trace_event *e,
 		return rc;
 	case TRACE_READ:
 	case TRACE_KREAD:
+		engine_count_event(t);
 		return engine_read(t, e->addr, e->size);
 	case TRACE_WRITE:
+		engine_count_event(t);
 		return engine_write(t, e->addr, e->size);
 	case TRACE_KWRITE:
+		engine_count_event(t);
 		return engine_kwrite(t, e->addr, e->size);
 	}
 	return -EINVAL;
@@ -150,9 +153,11 @@ int replay_write_profile(const struct replay *r, const char *path,
 	/* Trace thread ids are the thread names; ordinals follow the order
 	 * in which threads first appear. */
 	for (size_t i = 0; i < r->n_threads; i++) {
+		struct thread_info info = { .ordinal = (uint32_t)i,
+					    .name = name };
 		snprintf(name, sizeof(name), "%llu",
 			 (unsigned long long)r->trace->tids[i]);
-		profile_writer_thread(&w, (uint32_t)i, name);
+		profile_writer_thread(&w, &info);
 	}
 	for (size_t i = 0; r->profiles && i < r->n_threads; i++) {
 		struct tuple_out out = { &w, (uint32_t)i };

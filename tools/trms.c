@@ -18,13 +18,16 @@ static const char usage[] =
 	"threads hand it and the data that arrives from files and sockets.\n"
 	"\n"
 	"Commands:\n"
-	"  replay   run the engine over an event trace (trms replay --help)\n"
+	"  run      run a command with the library preloaded (trms run "
+	"--help)\n"
 	"  report   print a profile (trms report --help)\n"
+	"  replay   run the engine over an event trace (trms replay --help)\n"
 	"  version  print the version\n"
 	"  help     show this help\n"
 	"\n"
-	"A program that links libtrms writes its profile at exit.  The\n"
-	"library reads these environment variables once, at start:\n";
+	"A program run under `trms run`, or with libtrms.so in LD_PRELOAD, or\n"
+	"linked with -ltrms, writes its profile at exit.  The library reads\n"
+	"these environment variables once, at start:\n";
 
 int usage_error(const char *cmd, const char *message)
 {
@@ -70,6 +73,8 @@ int main(int argc, char **argv)
 		return cmd_replay(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
 	fprintf(stderr, "trms: unknown command '%s'\n", cmd);
 	fputs("Try 'trms help'.\n", stderr);
 	return 2;

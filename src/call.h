@@ -1,0 +1,86 @@
+/*
+ * call.h - what every entry into the library from the program does: the
+ * re-entrancy guard around the thread's state, and keeping the call's own
+ * time out of the costs (see cost.h).  Shared by the API and the hooks.
+ */
+#ifndef TRMS_CALL_H
+#define TRMS_CALL_H
+
+#include <stdbool.h>
+
+#include "runtime.h"
+
+/* call_enter when the thread's state is not simply there. */
+struct trms_thread *call_enter_slow(int *rc);
+
+/* Begin an API call: one thread-local load in the common case.
+ * @return the calling thread's state, marked busy, or NULL with *rc the
+ * value the call must return (0 when the library is inert or the thread
+ * is past its exit, -EBUSY when re-entered, -ENOMEM). */
+static inline struct trms_thread *call_enter(int *rc)
+{
+	struct trms_thread *t = thread_current;
+
+	if (__builtin_expect(t != NULL && !t->busy, 1)) {
+		t->busy = true;
+		return t;
+	}
+	return call_enter_slow(rc);
+}
+
+static inline void call_leave(struct trms_thread *t)
+{
+	t->busy = false;
+}
+
+static inline bool call_timed(void)
+{
+	return config.cost == COST_NS;
+}
+
+/*
+ * Keeping an API call's own time out of the costs (see cost.h).  A call is
+ * either measured (clock at entry and exit) or charged the running
+ * estimate for its kind; either way, the slow paths it took are excluded
+ * exactly, and never taught to the estimate.
+ */
+struct meter {
+	bool measure, exact;
+	uint64_t entry, slow_start;
+};
+
+/* @exact: always measure, and do not learn from it (large accesses). */
+static inline void meter_start(struct trms_thread *t, struct meter *m,
+			       enum cost_op op, bool exact)
+{
+	m->exact = exact;
+	m->measure = exact || cost_sample(&t->cost, op);
+	m->entry = m->measure ? clock_ticks() : 0;
+	m->slow_start = thread_slow_ticks(t);
+}
+
+/* The same, for a call that has read the clock on entry anyway. */
+static inline void meter_start_at(struct trms_thread *t, struct meter *m,
+				  enum cost_op op, uint64_t entry)
+{
+	m->exact = false;
+	m->measure = cost_sample(&t->cost, op);
+	m->entry = entry;
+	m->slow_start = thread_slow_ticks(t);
+}
+
+static inline void meter_stop(struct trms_thread *t, struct meter *m,
+			      enum cost_op op, uint64_t now)
+{
+	uint64_t slow = thread_slow_ticks(t) - m->slow_start;
+
+	cost_exclude(&t->cost, slow);
+	if (!m->measure)
+		cost_estimated(&t->cost, op);
+	else if (m->exact)
+		cost_exclude(&t->cost, now - m->entry - slow);
+	else
+		cost_measured(&t->cost, op, now - m->entry - slow);
+}
+
+#endif

@@ -1,0 +1,214 @@
+/*
+ * process_hooks.c - the process's life cycle: every process the library
+ * is loaded into leaves exactly one profile of its own.
+ *
+ *  fork   the child starts a fresh profile (pthread_atfork handlers, which
+ *         also keep every lock of the library still across the fork so
+ *         that the child never inherits one held by a thread it lacks);
+ *  exec*  the profile is written before the image is replaced (if exec
+ *         fails, it is written again later, complete);
+ *  _exit  the profile is written first (normal exit writes it from the
+ *         library's destructor);
+ *  dlclose  region names cached by address may have been unloaded.
+ *
+ * A child made by vfork shares the parent's memory: the library must not
+ * touch its state there, so nothing is written unless the process is the
+ * one the state belongs to.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "real.h"
+#include "region.h"
+#include "runtime.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static void before_fork(void)
+{
+	pthread_mutex_lock(&runtime.flush_lock);
+	pthread_mutex_lock(&runtime.engine.renumber_lock);
+	pthread_mutex_lock(&runtime.lock);
+	pthread_mutex_lock(&runtime.engine.threads_lock);
+	region_lock_for_fork();
+	cds_lfs_pop_lock(&runtime.engine.pool.idle);
+	urcu_bp_before_fork();
+}
+
+static void unlock_all(void)
+{
+	cds_lfs_pop_unlock(&runtime.engine.pool.idle);
+	region_unlock_after_fork();
+	pthread_mutex_unlock(&runtime.engine.threads_lock);
+	pthread_mutex_unlock(&runtime.lock);
+	pthread_mutex_unlock(&runtime.engine.renumber_lock);
+	pthread_mutex_unlock(&runtime.flush_lock);
+}
+
+static void after_fork_parent(void)
+{
+	urcu_bp_after_fork_parent();
+	unlock_all();
+}
+
+static void after_fork_child(void)
+{
+	urcu_bp_after_fork_child();
+	unlock_all();
+	runtime.pid = getpid();
+	runtime.start_realtime_ns = runtime_realtime_ns();
+	atomic_store(&runtime.finished, false);
+	thread_after_fork_child();
+}
+
+void process_hooks_start(void)
+{
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+/* The new image will not know what this one measured. */
+static void before_exec(void)
+{
+	if (atomic_load(&runtime_state) == 1)
+		runtime_write_profile(WRITE_FLUSH);
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	__typeof__(real.execve) fn = REAL(execve);
+
+	before_exec();
+	return fn ? fn(path, argv, envp) : (errno = ENOSYS, -1);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	__typeof__(real.execv) fn = REAL(execv);
+
+	before_exec();
+	return fn ? fn(path, argv) : (errno = ENOSYS, -1);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	__typeof__(real.execvp) fn = REAL(execvp);
+
+	before_exec();
+	return fn ? fn(file, argv) : (errno = ENOSYS, -1);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	__typeof__(real.execvpe) fn = REAL(execvpe);
+
+	before_exec();
+	return fn ? fn(file, argv, envp) : (errno = ENOSYS, -1);
+}
+
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	__typeof__(real.fexecve) fn = REAL(fexecve);
+
+	before_exec();
+	return fn ? fn(fd, argv, envp) : (errno = ENOSYS, -1);
+}
+
+/* The execl family passes arguments as a list: gather them into a vector
+ * on the stack and hand them to the vector form above. */
+#define COLLECT_ARGS(first, ap, argv, extra)                               \
+	do {                                                               \
+		size_t n_ = 1;                                             \
+		va_list count_;                                            \
+		va_copy(count_, ap);                                       \
+		while (va_arg(count_, char *))                             \
+			n_++;                                              \
+		va_end(count_);                                            \
+		argv = alloca((n_ + 1) * sizeof(char *));                  \
+		argv[0] = (char *)(first);                                 \
+		for (size_t i_ = 1; i_ <= n_; i_++)                        \
+			argv[i_] = va_arg(ap, char *);                     \
+		extra;                                                     \
+	} while (0)
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	char **argv;
+	va_list ap;
+
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv, (void)0);
+	va_end(ap);
+	return execv(path, argv);
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	char **argv;
+	va_list ap;
+
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv, (void)0);
+	va_end(ap);
+	return execvp(file, argv);
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char **argv, **envp;
+	va_list ap;
+
+	va_start(ap, arg);
+	COLLECT_ARGS(arg, ap, argv, envp = va_arg(ap, char **));
+	va_end(ap);
+	return execve(path, argv, envp);
+}
+
+/* _exit runs no destructor: write the profile here, carefully, since
+ * _exit may be called from a signal handler. */
+static void before_exit_now(void)
+{
+	if (atomic_load(&runtime_state) == 1)
+		runtime_write_profile(WRITE_ABRUPT);
+}
+
+static __attribute__((noreturn)) void exit_group_now(int status)
+{
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+EXPORT void _exit(int status)
+{
+	__typeof__(real.exit_now) fn = REAL(exit_now);
+
+	before_exit_now();
+	if (fn)
+		fn(status);
+	exit_group_now(status);
+}
+
+EXPORT void _Exit(int status)
+{
+	__typeof__(real.exit_now_c99) fn = REAL(exit_now_c99);
+
+	before_exit_now();
+	if (fn)
+		fn(status);
+	exit_group_now(status);
+}
+
+EXPORT int dlclose(void *handle)
+{
+	__typeof__(real.dlclose) fn = REAL(dlclose);
+	int rc = fn ? fn(handle) : (errno = ENOSYS, -1);
+
+	/* A name cached by its address may now be gone, and its address
+	 * reused for another text. */
+	region_cache_invalidate();
+	return rc;
+}

@@ -1,0 +1,80 @@
+/*
+ * real.c - looking up the C library's versions of interposed functions
+ * (see real.h).
+ */
+#define _GNU_SOURCE
+#include "real.h"
+
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+struct real_functions real;
+
+#define LOOK_UP(field, symbol)                                           \
+	__atomic_store_n((void **)&real.field, dlsym(RTLD_NEXT, symbol), \
+			 __ATOMIC_RELEASE)
+
+static void resolve_once(void)
+{
+	LOOK_UP(read, "read");
+	LOOK_UP(pread, "pread");
+	LOOK_UP(pread64, "pread64");
+	LOOK_UP(readv, "readv");
+	LOOK_UP(preadv, "preadv");
+	LOOK_UP(preadv64, "preadv64");
+	LOOK_UP(preadv2, "preadv2");
+	LOOK_UP(preadv64v2, "preadv64v2");
+	LOOK_UP(recv, "recv");
+	LOOK_UP(recvfrom, "recvfrom");
+	LOOK_UP(recvmsg, "recvmsg");
+	LOOK_UP(read_chk, "__read_chk");
+	LOOK_UP(pread_chk, "__pread_chk");
+	LOOK_UP(pread64_chk, "__pread64_chk");
+	LOOK_UP(recv_chk, "__recv_chk");
+	LOOK_UP(recvfrom_chk, "__recvfrom_chk");
+	LOOK_UP(fread, "fread");
+	LOOK_UP(fread_unlocked, "fread_unlocked");
+	LOOK_UP(fread_chk, "__fread_chk");
+	LOOK_UP(fread_unlocked_chk, "__fread_unlocked_chk");
+	LOOK_UP(fgets, "fgets");
+	LOOK_UP(fgets_unlocked, "fgets_unlocked");
+	LOOK_UP(fgets_chk, "__fgets_chk");
+	LOOK_UP(fgets_unlocked_chk, "__fgets_unlocked_chk");
+	LOOK_UP(getline, "getline");
+	LOOK_UP(getdelim, "getdelim");
+	LOOK_UP(getdelim_internal, "__getdelim");
+	LOOK_UP(write, "write");
+	LOOK_UP(pwrite, "pwrite");
+	LOOK_UP(pwrite64, "pwrite64");
+	LOOK_UP(writev, "writev");
+	LOOK_UP(pwritev, "pwritev");
+	LOOK_UP(pwritev64, "pwritev64");
+	LOOK_UP(pwritev2, "pwritev2");
+	LOOK_UP(pwritev64v2, "pwritev64v2");
+	LOOK_UP(send, "send");
+	LOOK_UP(sendto, "sendto");
+	LOOK_UP(sendmsg, "sendmsg");
+	LOOK_UP(fwrite, "fwrite");
+	LOOK_UP(fwrite_unlocked, "fwrite_unlocked");
+	LOOK_UP(fputs, "fputs");
+	LOOK_UP(fputs_unlocked, "fputs_unlocked");
+	LOOK_UP(pthread_create, "pthread_create");
+	LOOK_UP(execve, "execve");
+	LOOK_UP(execv, "execv");
+	LOOK_UP(execvp, "execvp");
+	LOOK_UP(execvpe, "execvpe");
+	LOOK_UP(fexecve, "fexecve");
+	LOOK_UP(exit_now, "_exit");
+	LOOK_UP(exit_now_c99, "_Exit");
+	LOOK_UP(sigaction, "sigaction");
+	LOOK_UP(signal, "signal");
+	LOOK_UP(dlclose, "dlclose");
+}
+
+void real_resolve(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, resolve_once);
+}

@@ -1,0 +1,95 @@
+/*
+ * real.h - the C library's own versions of the functions the library
+ * interposes (read, pthread_create, execve, sigaction, ...).
+ *
+ * Each is looked up once with dlsym(RTLD_NEXT), all together, at start or
+ * at the first interposed call, whichever comes first (another library's
+ * constructor may call read before ours has run).  dlsym itself calls no
+ * function that the library interposes, so the lookup cannot recurse.
+ */
+#ifndef TRMS_REAL_H
+#define TRMS_REAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+struct real_functions {
+	/* data arriving: kernel writes of the caller's buffers */
+	ssize_t (*read)(int, void *, size_t);
+	ssize_t (*pread)(int, void *, size_t, off_t);
+	ssize_t (*pread64)(int, void *, size_t, off_t);
+	ssize_t (*readv)(int, const struct iovec *, int);
+	ssize_t (*preadv)(int, const struct iovec *, int, off_t);
+	ssize_t (*preadv64)(int, const struct iovec *, int, off_t);
+	ssize_t (*preadv2)(int, const struct iovec *, int, off_t, int);
+	ssize_t (*preadv64v2)(int, const struct iovec *, int, off_t, int);
+	ssize_t (*recv)(int, void *, size_t, int);
+	ssize_t (*recvfrom)(int, void *, size_t, int, struct sockaddr *,
+			    socklen_t *);
+	ssize_t (*recvmsg)(int, struct msghdr *, int);
+	ssize_t (*read_chk)(int, void *, size_t, size_t);
+	ssize_t (*pread_chk)(int, void *, size_t, off_t, size_t);
+	ssize_t (*pread64_chk)(int, void *, size_t, off_t, size_t);
+	ssize_t (*recv_chk)(int, void *, size_t, size_t, int);
+	ssize_t (*recvfrom_chk)(int, void *, size_t, size_t, int,
+				struct sockaddr *, socklen_t *);
+	size_t (*fread)(void *, size_t, size_t, FILE *);
+	size_t (*fread_unlocked)(void *, size_t, size_t, FILE *);
+	size_t (*fread_chk)(void *, size_t, size_t, size_t, FILE *);
+	size_t (*fread_unlocked_chk)(void *, size_t, size_t, size_t, FILE *);
+	char *(*fgets)(char *, int, FILE *);
+	char *(*fgets_unlocked)(char *, int, FILE *);
+	char *(*fgets_chk)(char *, size_t, int, FILE *);
+	char *(*fgets_unlocked_chk)(char *, size_t, int, FILE *);
+	ssize_t (*getline)(char **, size_t *, FILE *);
+	ssize_t (*getdelim)(char **, size_t *, int, FILE *);
+	ssize_t (*getdelim_internal)(char **, size_t *, int, FILE *);
+
+	/* data leaving: kernel reads of the caller's buffers */
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*pwrite)(int, const void *, size_t, off_t);
+	ssize_t (*pwrite64)(int, const void *, size_t, off_t);
+	ssize_t (*writev)(int, const struct iovec *, int);
+	ssize_t (*pwritev)(int, const struct iovec *, int, off_t);
+	ssize_t (*pwritev64)(int, const struct iovec *, int, off_t);
+	ssize_t (*pwritev2)(int, const struct iovec *, int, off_t, int);
+	ssize_t (*pwritev64v2)(int, const struct iovec *, int, off_t, int);
+	ssize_t (*send)(int, const void *, size_t, int);
+	ssize_t (*sendto)(int, const void *, size_t, int,
+			  const struct sockaddr *, socklen_t);
+	ssize_t (*sendmsg)(int, const struct msghdr *, int);
+	size_t (*fwrite)(const void *, size_t, size_t, FILE *);
+	size_t (*fwrite_unlocked)(const void *, size_t, size_t, FILE *);
+	int (*fputs)(const char *, FILE *);
+	int (*fputs_unlocked)(const char *, FILE *);
+
+	/* threads, processes, signals */
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *,
+			      void *(*)(void *), void *);
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execv)(const char *, char *const[]);
+	int (*execvp)(const char *, char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	void (*exit_now)(int) __attribute__((noreturn));
+	void (*exit_now_c99)(int) __attribute__((noreturn));
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
+	sighandler_t (*signal)(int, sighandler_t);
+	int (*dlclose)(void *);
+};
+
+extern struct real_functions real;
+
+/* Look up every real function (idempotent, thread-safe). */
+void real_resolve(void);
+
+/* real.NAME, resolved first if need be. */
+#define REAL(name)                                                     \
+	(__builtin_expect(real.name != NULL, 1) ? real.name             \
+						: (real_resolve(), real.name))
+
+#endif
