@@ -16,7 +16,7 @@ set -u
 build=${1:-build}
 bin=$build/bench
 
-for name in region range scalar threads rss; do
+for name in region range scalar threads rss io; do
 	if [ ! -x "$bin/bench-$name" ]; then
 		echo "run.sh: $bin/bench-$name not found; build first:" >&2
 		echo "  meson setup $build -Dbuildtype=release && ninja -C $build" >&2
@@ -63,5 +63,6 @@ run scalar events
 run threads ns
 run threads events
 run rss ns
+run io ns
 
 exit $status

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,6 +385,97 @@ START_TEST(exit_writes_profile)
 }
 END_TEST
 
+/* Run @fn with stderr captured; returns what was printed. */
+static char *capture_stderr(void (*fn)(void))
+{
+	static char text[8192];
+	int fds[2], saved = dup(2);
+
+	ck_assert_int_eq(pipe(fds), 0);
+	dup2(fds[1], 2);
+	close(fds[1]);
+	fn();
+	dup2(saved, 2);
+	close(saved);
+	ssize_t n = read(fds[0], text, sizeof(text) - 1);
+	close(fds[0]);
+	text[n > 0 ? n : 0] = '\0';
+	return text;
+}
+
+static int bad_results[32];
+
+static void *end_on_other_thread(void *arg)
+{
+	bad_results[20] = trms_region_end(arg);
+	return NULL;
+}
+
+static void bad_calls(void)
+{
+	static char buf[64] __attribute__((aligned(64)));
+	char long_name[2000];
+	pthread_t other;
+
+	memset(long_name, 'n', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = '\0';
+	bad_results[0] = trms_region_begin(NULL);
+	bad_results[1] = trms_region_begin("");
+	bad_results[2] = trms_region_begin(long_name);
+	bad_results[3] = trms_region_end(NULL);
+	bad_results[4] = trms_region_end("never begun");
+	bad_results[5] = trms_read(NULL, 4);
+	bad_results[6] = trms_write(NULL, 4);
+	bad_results[7] = trms_read(buf, SIZE_MAX);
+	bad_results[8] = trms_write(buf, SIZE_MAX);
+	bad_results[9] = trms_read(buf, 0);
+	/* Addresses that are not mapped: only their numbers matter. */
+	bad_results[10] = trms_read((void *)(uintptr_t)0x1000, 64);
+	bad_results[11] = trms_write((void *)(uintptr_t)0x7ff000000000, 64);
+	bad_results[12] = trms_read((void *)UINTPTR_MAX, 1);
+	bad_results[13] = trms_thread_name(NULL);
+	bad_results[14] = trms_thread_name("");
+	bad_results[15] = trms_thread_name(long_name);
+	bad_results[16] = trms_region_begin("mine");
+	pthread_create(&other, NULL, end_on_other_thread, "mine");
+	pthread_join(other, NULL);
+	bad_results[17] = trms_region_end("not mine");
+	bad_results[18] = trms_region_end("mine");
+	/* Afterwards everything works as before. */
+	bad_results[19] = trms_region_begin("after");
+	trms_read(buf, sizeof(buf));
+	trms_region_end("after");
+}
+
+START_TEST(bad_input_everywhere)
+{
+	char *err = capture_stderr(bad_calls);
+	static const int expected[] = {
+		-EINVAL, -EINVAL, -ENAMETOOLONG, -EINVAL, -EINVAL,
+		-EINVAL, -EINVAL, -EINVAL, -EINVAL, 0,
+		0, 0, -EINVAL, -EINVAL, -EINVAL,
+		0, 0, -EINVAL, 0, 0,
+		-EINVAL,
+	};
+
+	for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); i++)
+		ck_assert_msg(bad_results[i] == expected[i],
+			      "call %zu returned %d, expected %d", i,
+			      bad_results[i], expected[i]);
+	ck_assert_msg(strstr(err, "trms: usage error: trms_region_begin: NULL"),
+		      "stderr: %s", err);
+	ck_assert(strstr(err, "no region is open on this thread") != NULL);
+	ck_assert(strstr(err, "not inside the user address space") != NULL);
+	ck_assert(strstr(err, "the innermost open region is \"mine\"") != NULL);
+	/* One diagnostic per mistake, not one per call forever. */
+	ck_assert_uint_lt(strlen(err), 4000);
+	ck_assert_uint_eq(n_seen, 2);
+	ck_assert_str_eq(seen[0].region, "mine");
+	ck_assert_str_eq(seen[1].region, "after");
+	ck_assert_uint_eq(seen[1].a.trms, 16);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -403,6 +495,7 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, flush_writes_profile);
 	tcase_add_test(tc, flush_does_not_follow_symlink);
 	tcase_add_test(tc, exit_writes_profile);
+	tcase_add_test(tc, bad_input_everywhere);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,233 @@
+/*
+ * test_lifecycle.c - every process the library is loaded into leaves
+ * exactly one profile of its own: across fork, exec and _exit, with no
+ * regions at all, and with a thousand threads come and gone.  Runs the
+ * helper program lifecycle.c (linked with the library) and reads the
+ * profiles it leaves.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile_reader.h"
+#include "spawn.h"
+
+static char scratch[256];
+
+static void setup(void)
+{
+	snprintf(scratch, sizeof(scratch), "/tmp/trms-lifecycle-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+}
+
+static void teardown(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void run_lifecycle(const char *mode, struct spawn_result *r)
+{
+	char output[400];
+	char *env[] = { output, "TRMS_COST=events", NULL };
+	char *argv[] = { getenv("LIFECYCLE_BIN"), (char *)mode, NULL };
+
+	ck_assert_ptr_nonnull(argv[0]);
+	snprintf(output, sizeof(output), "TRMS_OUTPUT=%s/%%e.%%p.trms",
+		 scratch);
+	spawn(argv, NULL, env, r);
+}
+
+/* Read every profile in the scratch directory into @docs. */
+static size_t read_profiles(struct profile_doc *docs, size_t max)
+{
+	DIR *d = opendir(scratch);
+	struct dirent *e;
+	size_t n = 0;
+	char path[600], err[512];
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 5, ".trms"))
+			continue;
+		ck_assert_uint_lt(n, max);
+		snprintf(path, sizeof(path), "%s/%s", scratch, e->d_name);
+		ck_assert_msg(profile_read(path, &docs[n], err, sizeof(err)) ==
+				      0,
+			      "%s", err);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The count of activations of @region with trms @n, 0 if none. */
+static uint64_t activations(const struct profile_doc *doc, const char *region,
+			    uint64_t n)
+{
+	uint64_t count = 0;
+
+	for (size_t i = 0; i < doc->n_tuples; i++) {
+		const struct profile_tuple *t = &doc->tuples[i];
+		if (t->data.metric == METRIC_TRMS &&
+		    !strcmp(profile_region_name(doc, t->data.region), region) &&
+		    (n == UINT64_MAX || t->data.n == n))
+			count += t->data.count;
+	}
+	return count;
+}
+
+static long meta_number(const struct profile_doc *doc, const char *key)
+{
+	const char *v = profile_meta(doc, key);
+
+	ck_assert_msg(v != NULL, "no meta %s", key);
+	return atol(v);
+}
+
+START_TEST(fork_gives_two_profiles)
+{
+	struct spawn_result r;
+	struct profile_doc docs[4];
+
+	run_lifecycle("fork", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(read_profiles(docs, 4), 2);
+	/* Tell parent from child by their pids. */
+	struct profile_doc *parent = &docs[0], *child = &docs[1];
+	if (meta_number(child, "ppid") != meta_number(parent, "pid")) {
+		parent = &docs[1];
+		child = &docs[0];
+	}
+	ck_assert_int_eq(meta_number(child, "ppid"),
+			 meta_number(parent, "pid"));
+	ck_assert_uint_eq(activations(parent, "before", 2), 1);
+	ck_assert_uint_eq(activations(parent, "in_parent", 4), 1);
+	ck_assert_uint_eq(activations(parent, "in_child", UINT64_MAX), 0);
+	/* The child's profile starts fresh: only what it did itself. */
+	ck_assert_uint_eq(activations(child, "in_child", 3), 1);
+	ck_assert_uint_eq(activations(child, "before", UINT64_MAX), 0);
+	ck_assert_uint_eq(activations(child, "in_parent", UINT64_MAX), 0);
+	ck_assert_uint_eq(child->n_threads, 1);
+	ck_assert_uint_eq(child->threads[0].ordinal, 0);
+	profile_doc_free(&docs[0]);
+	profile_doc_free(&docs[1]);
+	spawn_free(&r);
+}
+END_TEST
+
+START_TEST(exec_writes_profile_first)
+{
+	struct spawn_result r;
+	struct profile_doc docs[4];
+
+	run_lifecycle("exec", &r);
+	ck_assert_int_eq(r.status, 0); /* /bin/true's */
+	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	ck_assert_uint_eq(activations(&docs[0], "before_exec", 5), 1);
+	profile_doc_free(&docs[0]);
+	spawn_free(&r);
+}
+END_TEST
+
+START_TEST(exit_now_writes_profile)
+{
+	struct spawn_result r;
+	struct profile_doc docs[4];
+
+	run_lifecycle("_exit", &r);
+	ck_assert_int_eq(r.status, 5);
+	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	/* Left open, ended at _exit: 24 aligned bytes are 6 cells. */
+	ck_assert_uint_eq(activations(&docs[0], "until_exit", 6), 1);
+	profile_doc_free(&docs[0]);
+	spawn_free(&r);
+}
+END_TEST
+
+START_TEST(process_without_regions_has_a_profile)
+{
+	struct spawn_result r;
+	struct profile_doc docs[4];
+
+	run_lifecycle("idle", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	ck_assert_uint_eq(docs[0].n_tuples, 0);
+	ck_assert_uint_eq(docs[0].n_threads, 1);
+	ck_assert_ptr_nonnull(profile_meta(&docs[0], "command"));
+	ck_assert_ptr_nonnull(profile_meta(&docs[0], "start_ns"));
+	ck_assert_ptr_nonnull(profile_meta(&docs[0], "end_ns"));
+	ck_assert_str_eq(profile_meta(&docs[0], "program"), "lifecycle");
+	profile_doc_free(&docs[0]);
+	spawn_free(&r);
+}
+END_TEST
+
+START_TEST(thousand_threads_leave_nothing_behind)
+{
+	struct spawn_result r;
+	struct profile_doc docs[4];
+	size_t shadow10, shadow1000;
+	int fds10, fds1000;
+
+	run_lifecycle("threads", &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(sscanf(r.out,
+				"after 10: shadow %zu fds %d\n"
+				"after 1000: shadow %zu fds %d",
+				&shadow10, &fds10, &shadow1000, &fds1000),
+			 4);
+	ck_assert_uint_eq(shadow1000, shadow10);
+	ck_assert_int_eq(fds1000, fds10);
+	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	ck_assert_uint_eq(docs[0].n_threads, 1001);
+	/* 4096 bytes read after being written by the same activation: no
+	 * input. */
+	ck_assert_uint_eq(activations(&docs[0], "worker", 0), 1000);
+	for (size_t i = 0; i < docs[0].n_threads; i++) {
+		const struct profile_thread *th = &docs[0].threads[i];
+		if (th->ordinal == 0)
+			continue;
+		ck_assert_msg(th->has_creator && th->creator == 0,
+			      "thread %u should have been created by 0",
+			      th->ordinal);
+	}
+	profile_doc_free(&docs[0]);
+	spawn_free(&r);
+}
+END_TEST
+
+static Suite *lifecycle_suite(void)
+{
+	Suite *s = suite_create("lifecycle");
+	TCase *tc = tcase_create("lifecycle");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, fork_gives_two_profiles);
+	tcase_add_test(tc, exec_writes_profile_first);
+	tcase_add_test(tc, exit_now_writes_profile);
+	tcase_add_test(tc, process_without_regions_has_a_profile);
+	tcase_add_test(tc, thousand_threads_leave_nothing_behind);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(lifecycle_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
