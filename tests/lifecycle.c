@@ -13,10 +13,17 @@
  *                      first 10 threads and after all of them
  *   lifecycle _exit    region "until_exit" left open, then _exit(5)
  *   lifecycle idle     no region at all
+ *   lifecycle sigterm  region "until_signal" (7 cells) left open, then
+ *                      SIGTERM, which the program does not handle
+ *   lifecycle handled  asks for SIGTERM's disposition (must be the
+ *                      default: exit 4 otherwise), handles SIGTERM
+ *                      itself (exit 9 from its handler), and raises it
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -33,6 +40,12 @@ static int cells_region(const char *name, unsigned cells)
 	trms_region_begin(name);
 	trms_read(buf, 4 * cells);
 	return trms_region_end(name);
+}
+
+static void exit_on_signal(int sig)
+{
+	(void)sig;
+	exit(9);
 }
 
 static int open_descriptors(void)
@@ -109,6 +122,25 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "idle"))
 		return 0;
+	if (!strcmp(mode, "sigterm")) {
+		static _Alignas(64) char buf[28];
+		trms_region_begin("until_signal");
+		trms_read(buf, sizeof(buf));
+		raise(SIGTERM);
+		return 6; /* not reached: the signal kills the process */
+	}
+	if (!strcmp(mode, "handled")) {
+		struct sigaction old, sa;
+		if (sigaction(SIGTERM, NULL, &old) || old.sa_handler != SIG_DFL ||
+		    (old.sa_flags & SA_SIGINFO))
+			return 4;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = exit_on_signal;
+		sigaction(SIGTERM, &sa, NULL);
+		cells_region("before_signal", 1);
+		raise(SIGTERM);
+		return 8;
+	}
 	fprintf(stderr, "usage: lifecycle fork|exec|threads|_exit|idle\n");
 	return 2;
 }

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,6 +206,37 @@ START_TEST(thousand_threads_leave_nothing_behind)
 }
 END_TEST
 
+START_TEST(sigterm_still_leaves_profile)
+{
+	struct spawn_result r;
+	struct profile_doc docs[4];
+
+	run_lifecycle("sigterm", &r);
+	/* Killed by the signal, as without the library. */
+	ck_assert_int_eq(r.status, 128 + SIGTERM);
+	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	ck_assert_uint_eq(activations(&docs[0], "until_signal", 7), 1);
+	profile_doc_free(&docs[0]);
+	spawn_free(&r);
+}
+END_TEST
+
+START_TEST(program_handler_wins)
+{
+	struct spawn_result r;
+	struct profile_doc docs[4];
+
+	run_lifecycle("handled", &r);
+	/* 4: the library's handler showed through; 8: the program's
+	 * handler did not run. */
+	ck_assert_int_eq(r.status, 9);
+	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	ck_assert_uint_eq(activations(&docs[0], "before_signal", 1), 1);
+	profile_doc_free(&docs[0]);
+	spawn_free(&r);
+}
+END_TEST
+
 static Suite *lifecycle_suite(void)
 {
 	Suite *s = suite_create("lifecycle");
@@ -217,6 +249,8 @@ static Suite *lifecycle_suite(void)
 	tcase_add_test(tc, exit_now_writes_profile);
 	tcase_add_test(tc, process_without_regions_has_a_profile);
 	tcase_add_test(tc, thousand_threads_leave_nothing_behind);
+	tcase_add_test(tc, sigterm_still_leaves_profile);
+	tcase_add_test(tc, program_handler_wins);
 	suite_add_tcase(s, tc);
 	return s;
 }
