@@ -5,10 +5,12 @@
 #include "output.h"
 
 #include "config.h"
+#include "log.h"
 #include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -50,25 +52,87 @@ static int append(char *out, size_t outlen, size_t *len, const char *s)
 	return 0;
 }
 
-void run_report_note(const char *path)
+void run_report_note(const char *path, int rc)
 {
+	char line[CONFIG_PATH_MAX + 128];
+	int len;
+
 	if (!config.run_report[0])
+		return;
+	/* "path", or "!path: reason" when the profile could not be written
+	 * (the program may have closed its stderr by then: trms run says
+	 * it instead). */
+	len = rc ? snprintf(line, sizeof(line), "!%s: %s\n", path,
+			    strerror(-rc))
+		 : snprintf(line, sizeof(line), "%s\n", path);
+	if (len <= 0 || (size_t)len >= sizeof(line))
 		return;
 	int fd = open(config.run_report,
 		      O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return;
-	size_t len = strlen(path);
 	/* One write of the whole line: lines from processes that finish at
 	 * the same moment do not interleave. */
-	char line[CONFIG_PATH_MAX + 1];
-	if (len < sizeof(line) - 1) {
-		memcpy(line, path, len);
-		line[len] = '\n';
-		ssize_t ignored = sys_write(fd, line, len + 1);
-		(void)ignored;
+	ssize_t ignored = sys_write(fd, line, (size_t)len);
+	(void)ignored;
+	close(fd);
+}
+
+/* Permissions do not tell everything (root may write anywhere but in
+ * /proc, say): create and remove a file where the profile will go. */
+static void probe_directory(const char *dir, const char *path)
+{
+	char probe[CONFIG_PATH_MAX + 64];
+	int fd;
+
+	if ((size_t)snprintf(probe, sizeof(probe), "%s/.trms-probe.%d", dir,
+			     (int)getpid()) >= sizeof(probe))
+		return;
+	fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0) {
+		if (errno != EEXIST)
+			log_message(LOG_CLIENT,
+				    "the profile cannot be written to %s: %s "
+				    "(%s); check TRMS_OUTPUT",
+				    path, dir, strerror(errno));
+		return;
 	}
 	close(fd);
+	unlink(probe);
+}
+
+void output_check_directory(const char *path)
+{
+	char dir[CONFIG_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) : 0;
+	struct stat st;
+
+	if (len >= sizeof(dir))
+		return;
+	memcpy(dir, path, len);
+	dir[len] = '\0';
+	if (!len)
+		strcpy(dir, slash ? "/" : ".");
+	if (stat(dir, &st) != 0)
+		log_message(LOG_CLIENT,
+			    "the profile cannot be written to %s: %s (%s); "
+			    "check TRMS_OUTPUT",
+			    path, dir, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		log_message(LOG_CLIENT,
+			    "the profile cannot be written to %s: %s is not "
+			    "a directory; check TRMS_OUTPUT",
+			    path, dir);
+	else if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+		 !S_ISLNK(st.st_mode))
+		log_message(LOG_CLIENT,
+			    "the profile cannot be written to %s: it exists "
+			    "and is not a regular file; check TRMS_OUTPUT",
+			    path);
+	else
+		probe_directory(dir, path);
 }
 
 int output_expand(const char *template, pid_t pid, char *out, size_t outlen)

@@ -19,7 +19,12 @@ const char *output_program_name(void);
  * @pid into @out.  @return 0, or -ENAMETOOLONG. */
 int output_expand(const char *template, pid_t pid, char *out, size_t outlen);
 
-/* Under `trms run` (TRMS_RUN_REPORT set): tell it where a profile went. */
-void run_report_note(const char *path);
+/* Under `trms run` (TRMS_RUN_REPORT set): tell it where a profile went,
+ * or (@rc a negative errno) why it could not be written there. */
+void run_report_note(const char *path, int rc);
+
+/* Say now, while the program's stderr is surely open, if profiles cannot
+ * be written to the directory of @path. */
+void output_check_directory(const char *path);
 
 #endif

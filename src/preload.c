@@ -75,6 +75,8 @@ static void start_once(void)
 		api_calibrate(main_thread);
 	if (output_expand(config.output, getpid(), path, sizeof(path)))
 		strcpy(path, "(a path too long to use)");
+	else
+		output_check_directory(path);
 	log_info("trms %s active: granularity %u, cost in %s, profile to %s",
 		 TRMS_VERSION_TEXT, config.granularity,
 		 config_cost_name(config.cost), path);

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -171,6 +172,18 @@ int runtime_write_profile(enum write_reason reason)
 	rc = output_expand(config.output, getpid(), path, sizeof(path));
 	if (rc)
 		goto out;
+	/* The file is renamed over the destination: never over a device,
+	 * a pipe or a directory someone pointed TRMS_OUTPUT at (a symbolic
+	 * link is replaced, not followed). */
+	struct stat st;
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISLNK(st.st_mode)) {
+		rc = -EEXIST;
+		log_internal("cannot write the profile to %s: it exists and is "
+			     "not a regular file",
+			     path);
+		goto out_quiet;
+	}
 	w->scale = config.cost == COST_NS ? clock_ns_per_tick() : 1.0;
 	rc = profile_writer_open(w, path);
 	if (rc)
@@ -189,14 +202,15 @@ int runtime_write_profile(enum write_reason reason)
 	profile_writer_meta_u64(w, "tuples_dropped", dropped);
 	rc = profile_writer_commit(w);
 out:
-	pthread_mutex_unlock(&runtime.flush_lock);
 	if (rc)
 		log_internal("cannot write the profile to %s: %s", path,
 			     strerror(-rc));
-	else if (reason != WRITE_FLUSH)
+out_quiet:
+	pthread_mutex_unlock(&runtime.flush_lock);
+	if (!rc && reason != WRITE_FLUSH)
 		log_info("profile written to %s (shadow memory %zu KiB)", path,
 			 engine_shadow_bytes(&runtime.engine) >> 10);
-	if (!rc)
-		run_report_note(path);
+	if (reason != WRITE_FLUSH || rc)
+		run_report_note(path, rc);
 	return rc;
 }

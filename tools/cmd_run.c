@@ -102,7 +102,12 @@ static void say_where(const char *report)
 	if (f) {
 		while (getline(&line, &cap, f) > 0) {
 			line[strcspn(line, "\n")] = '\0';
-			fprintf(stderr, "trms: profile written: %s\n", line);
+			if (line[0] == '!')
+				fprintf(stderr, "trms: profile NOT written: %s\n",
+					line + 1);
+			else
+				fprintf(stderr, "trms: profile written: %s\n",
+					line);
 			count++;
 		}
 		fclose(f);
