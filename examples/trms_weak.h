@@ -1,0 +1,37 @@
+/*
+ * trms_weak.h - the trms API for examples that may be built without
+ * linking libtrms.
+ *
+ * Normally this is just <trms.h>.  Built with -DTRMS_PRELOAD_ONLY (the
+ * `<name>-preload` executables of examples/meson.build), the program is not
+ * linked with the library: every API function is declared weak, so the
+ * link succeeds with the symbols undefined and the dynamic linker binds
+ * them at run time to the library that `trms run` (or
+ * LD_PRELOAD=libtrms.so) loaded.  Without it they stay NULL: a program
+ * checks TRMS_API_LOADED() before its first trms call.
+ */
+#ifndef TRMS_WEAK_H
+#define TRMS_WEAK_H
+
+#include <trms.h>
+
+#ifdef TRMS_PRELOAD_ONLY
+#define TRMS_WEAK_ __attribute__((weak))
+
+TRMS_WEAK_ const char *trms_version(void);
+TRMS_WEAK_ int trms_region_begin(const char *name);
+TRMS_WEAK_ int trms_region_end(const char *name);
+TRMS_WEAK_ int trms_read(const void *addr, size_t size);
+TRMS_WEAK_ int trms_write(const void *addr, size_t size);
+TRMS_WEAK_ int trms_thread_name(const char *name);
+TRMS_WEAK_ int trms_flush(void);
+TRMS_WEAK_ int trms_enable(void);
+TRMS_WEAK_ int trms_disable(void);
+
+/* Whether the library was preloaded (a weak undefined symbol is NULL). */
+#define TRMS_API_LOADED() (trms_version != NULL)
+#else
+#define TRMS_API_LOADED() 1
+#endif
+
+#endif /* TRMS_WEAK_H */
