@@ -155,170 +155,7 @@ static inline void vector_moved(enum direction d, const struct iovec *iov,
  * with dlsym, say): fail the way an unimplemented call does. */
 #define MISSING(value) (errno = ENOSYS, (value))
 
-/* ---- data arriving ---- */
-
-EXPORT ssize_t read(int fd, void *buf, size_t count)
-{
-	__typeof__(real.read) fn = REAL(read);
-	ssize_t n = fn ? fn(fd, buf, count) : MISSING(-1);
-
-	buffer_moved(ARRIVED, buf, n);
-	return n;
-}
-
-EXPORT ssize_t pread(int fd, void *buf, size_t count, off_t offset)
-{
-	__typeof__(real.pread) fn = REAL(pread);
-	ssize_t n = fn ? fn(fd, buf, count, offset) : MISSING(-1);
-
-	buffer_moved(ARRIVED, buf, n);
-	return n;
-}
-
-EXPORT ssize_t pread64(int fd, void *buf, size_t count, off_t offset)
-{
-	__typeof__(real.pread64) fn = REAL(pread64);
-	ssize_t n = fn ? fn(fd, buf, count, offset) : MISSING(-1);
-
-	buffer_moved(ARRIVED, buf, n);
-	return n;
-}
-
-EXPORT ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
-{
-	__typeof__(real.readv) fn = REAL(readv);
-	ssize_t n = fn ? fn(fd, iov, iovcnt) : MISSING(-1);
-
-	vector_moved(ARRIVED, iov, (size_t)iovcnt, n);
-	return n;
-}
-
-EXPORT ssize_t preadv(int fd, const struct iovec *iov, int iovcnt,
-		      off_t offset)
-{
-	__typeof__(real.preadv) fn = REAL(preadv);
-	ssize_t n = fn ? fn(fd, iov, iovcnt, offset) : MISSING(-1);
-
-	vector_moved(ARRIVED, iov, (size_t)iovcnt, n);
-	return n;
-}
-
-EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int iovcnt,
-			off_t offset)
-{
-	__typeof__(real.preadv64) fn = REAL(preadv64);
-	ssize_t n = fn ? fn(fd, iov, iovcnt, offset) : MISSING(-1);
-
-	vector_moved(ARRIVED, iov, (size_t)iovcnt, n);
-	return n;
-}
-
-EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int iovcnt,
-		       off_t offset, int flags)
-{
-	__typeof__(real.preadv2) fn = REAL(preadv2);
-	ssize_t n = fn ? fn(fd, iov, iovcnt, offset, flags) : MISSING(-1);
-
-	vector_moved(ARRIVED, iov, (size_t)iovcnt, n);
-	return n;
-}
-
-EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int iovcnt,
-			  off_t offset, int flags)
-{
-	__typeof__(real.preadv64v2) fn = REAL(preadv64v2);
-	ssize_t n = fn ? fn(fd, iov, iovcnt, offset, flags) : MISSING(-1);
-
-	vector_moved(ARRIVED, iov, (size_t)iovcnt, n);
-	return n;
-}
-
-EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
-{
-	__typeof__(real.recv) fn = REAL(recv);
-	ssize_t n = fn ? fn(fd, buf, len, flags) : MISSING(-1);
-
-	/* MSG_TRUNC on a datagram socket returns the datagram's size, which
-	 * may exceed what was stored. */
-	buffer_moved(ARRIVED, buf, n > (ssize_t)len ? (ssize_t)len : n);
-	return n;
-}
-
-EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
-			struct sockaddr *addr, socklen_t *addrlen)
-{
-	__typeof__(real.recvfrom) fn = REAL(recvfrom);
-	ssize_t n = fn ? fn(fd, buf, len, flags, addr, addrlen) : MISSING(-1);
-
-	buffer_moved(ARRIVED, buf, n > (ssize_t)len ? (ssize_t)len : n);
-	return n;
-}
-
-EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
-{
-	__typeof__(real.recvmsg) fn = REAL(recvmsg);
-	ssize_t n = fn ? fn(fd, msg, flags) : MISSING(-1);
-
-	if (n > 0)
-		vector_moved(ARRIVED, msg->msg_iov, msg->msg_iovlen, n);
-	return n;
-}
-
-/* The fortified versions that -D_FORTIFY_SOURCE programs call. */
-EXPORT ssize_t __read_chk(int fd, void *buf, size_t count, size_t buflen)
-{
-	__typeof__(real.read_chk) fn = REAL(read_chk);
-	ssize_t n = fn ? fn(fd, buf, count, buflen) : MISSING(-1);
-
-	buffer_moved(ARRIVED, buf, n);
-	return n;
-}
-
-EXPORT ssize_t __pread_chk(int fd, void *buf, size_t count, off_t offset,
-			   size_t buflen)
-{
-	__typeof__(real.pread_chk) fn = REAL(pread_chk);
-	ssize_t n = fn ? fn(fd, buf, count, offset, buflen) : MISSING(-1);
-
-	buffer_moved(ARRIVED, buf, n);
-	return n;
-}
-
-EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t count, off_t offset,
-			     size_t buflen)
-{
-	__typeof__(real.pread64_chk) fn = REAL(pread64_chk);
-	ssize_t n = fn ? fn(fd, buf, count, offset, buflen) : MISSING(-1);
-
-	buffer_moved(ARRIVED, buf, n);
-	return n;
-}
-
-EXPORT ssize_t __recv_chk(int fd, void *buf, size_t len, size_t buflen,
-			  int flags)
-{
-	__typeof__(real.recv_chk) fn = REAL(recv_chk);
-	ssize_t n = fn ? fn(fd, buf, len, buflen, flags) : MISSING(-1);
-
-	buffer_moved(ARRIVED, buf, n > (ssize_t)len ? (ssize_t)len : n);
-	return n;
-}
-
-EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t len, size_t buflen,
-			      int flags, struct sockaddr *addr,
-			      socklen_t *addrlen)
-{
-	__typeof__(real.recvfrom_chk) fn = REAL(recvfrom_chk);
-	ssize_t n = fn ? fn(fd, buf, len, buflen, flags, addr, addrlen)
-		       : MISSING(-1);
-
-	buffer_moved(ARRIVED, buf, n > (ssize_t)len ? (ssize_t)len : n);
-	return n;
-}
-
-/* stdio: whole items for fread (a partial item at the end of the file is
- * stored but not reported by fread, so it is not counted), the string for
- * fgets, the line for getline and getdelim. */
+/* Whole items of @size bytes; strings without their terminating NUL. */
 static inline void items_moved(enum direction d, const void *buf,
 			       size_t size, size_t items)
 {
@@ -328,260 +165,184 @@ static inline void items_moved(enum direction d, const void *buf,
 	}
 }
 
-EXPORT size_t fread(void *ptr, size_t size, size_t nmemb, FILE *stream)
-{
-	__typeof__(real.fread) fn = REAL(fread);
-	size_t n = fn ? fn(ptr, size, nmemb, stream) : MISSING(0);
-
-	items_moved(ARRIVED, ptr, size, n);
-	return n;
-}
-
-EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t nmemb,
-			     FILE *stream)
-{
-	__typeof__(real.fread_unlocked) fn = REAL(fread_unlocked);
-	size_t n = fn ? fn(ptr, size, nmemb, stream) : MISSING(0);
-
-	items_moved(ARRIVED, ptr, size, n);
-	return n;
-}
-
-EXPORT size_t __fread_chk(void *ptr, size_t ptrlen, size_t size,
-			  size_t nmemb, FILE *stream)
-{
-	__typeof__(real.fread_chk) fn = REAL(fread_chk);
-	size_t n = fn ? fn(ptr, ptrlen, size, nmemb, stream) : MISSING(0);
-
-	items_moved(ARRIVED, ptr, size, n);
-	return n;
-}
-
-EXPORT size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size,
-				   size_t nmemb, FILE *stream)
-{
-	__typeof__(real.fread_unlocked_chk) fn = REAL(fread_unlocked_chk);
-	size_t n = fn ? fn(ptr, ptrlen, size, nmemb, stream) : MISSING(0);
-
-	items_moved(ARRIVED, ptr, size, n);
-	return n;
-}
-
 static inline void string_moved(enum direction d, const char *s)
 {
 	if (s && recording())
 		buffer_moved(d, s, (ssize_t)strlen(s));
 }
 
-EXPORT char *fgets(char *s, int size, FILE *stream)
-{
-	__typeof__(real.fgets) fn = REAL(fgets);
-	char *r = fn ? fn(s, size, stream) : MISSING(NULL);
+/*
+ * The wrappers, one line each.  A wrapper calls the real function (failing
+ * with ENOSYS if this C library has none), then records what moved:
+ *   BUFFER_HOOK   @ret bytes of the buffer @buf, at most @cap
+ *   VECTOR_HOOK   @ret bytes along the vector @iov of @cnt entries
+ *   ITEMS_HOOK    @ret items of @size bytes (stdio)
+ *   STRING_HOOK   the string @buf, if the call succeeded
+ *   LINE_HOOK     @ret bytes of the line at *@buf (getline, getdelim)
+ */
+#define WRAP(type, name, field, fail, params, args, record)                \
+	EXPORT type name params                                           \
+	{                                                                  \
+		__typeof__(real.field) fn = REAL(field);                   \
+		type ret = fn ? fn args : MISSING(fail);                   \
+		record;                                                    \
+		return ret;                                                \
+	}
 
-	string_moved(ARRIVED, r);
-	return r;
-}
+#define BUFFER_HOOK(d, name, field, params, args, buf, cap)                \
+	WRAP(ssize_t, name, field, -1, params, args,                      \
+	     buffer_moved(d, buf, ret > (ssize_t)(cap) ? (ssize_t)(cap) : ret))
+#define VECTOR_HOOK(d, name, field, params, args, iov, cnt)                \
+	WRAP(ssize_t, name, field, -1, params, args,                      \
+	     vector_moved(d, iov, (size_t)(cnt), ret))
+#define ITEMS_HOOK(d, name, field, params, args, buf, size)                \
+	WRAP(size_t, name, field, 0, params, args,                        \
+	     items_moved(d, buf, size, ret))
+#define STRING_HOOK(d, name, field, type, fail, params, args, buf, ok)     \
+	WRAP(type, name, field, fail, params, args,                       \
+	     if (ok) string_moved(d, buf))
+#define LINE_HOOK(name, field, params, args, lineptr)                      \
+	WRAP(ssize_t, name, field, -1, params, args,                      \
+	     if (ret > 0) buffer_moved(ARRIVED, *(lineptr), ret))
 
-EXPORT char *fgets_unlocked(char *s, int size, FILE *stream)
-{
-	__typeof__(real.fgets_unlocked) fn = REAL(fgets_unlocked);
-	char *r = fn ? fn(s, size, stream) : MISSING(NULL);
+/* ---- data arriving ---- */
 
-	string_moved(ARRIVED, r);
-	return r;
-}
+BUFFER_HOOK(ARRIVED, read, read, (int fd, void *buf, size_t count),
+	    (fd, buf, count), buf, count)
+BUFFER_HOOK(ARRIVED, pread, pread,
+	    (int fd, void *buf, size_t count, off_t offset),
+	    (fd, buf, count, offset), buf, count)
+BUFFER_HOOK(ARRIVED, pread64, pread64,
+	    (int fd, void *buf, size_t count, off_t offset),
+	    (fd, buf, count, offset), buf, count)
+BUFFER_HOOK(ARRIVED, __read_chk, read_chk,
+	    (int fd, void *buf, size_t count, size_t buflen),
+	    (fd, buf, count, buflen), buf, count)
+BUFFER_HOOK(ARRIVED, __pread_chk, pread_chk,
+	    (int fd, void *buf, size_t count, off_t offset, size_t buflen),
+	    (fd, buf, count, offset, buflen), buf, count)
+BUFFER_HOOK(ARRIVED, __pread64_chk, pread64_chk,
+	    (int fd, void *buf, size_t count, off_t offset, size_t buflen),
+	    (fd, buf, count, offset, buflen), buf, count)
+/* With MSG_TRUNC, a datagram socket returns the datagram's size, which may
+ * exceed what was stored: hence the cap at the buffer's length. */
+BUFFER_HOOK(ARRIVED, recv, recv, (int fd, void *buf, size_t len, int flags),
+	    (fd, buf, len, flags), buf, len)
+BUFFER_HOOK(ARRIVED, recvfrom, recvfrom,
+	    (int fd, void *buf, size_t len, int flags, struct sockaddr *addr,
+	     socklen_t *addrlen),
+	    (fd, buf, len, flags, addr, addrlen), buf, len)
+BUFFER_HOOK(ARRIVED, __recv_chk, recv_chk,
+	    (int fd, void *buf, size_t len, size_t buflen, int flags),
+	    (fd, buf, len, buflen, flags), buf, len)
+BUFFER_HOOK(ARRIVED, __recvfrom_chk, recvfrom_chk,
+	    (int fd, void *buf, size_t len, size_t buflen, int flags,
+	     struct sockaddr *addr, socklen_t *addrlen),
+	    (fd, buf, len, buflen, flags, addr, addrlen), buf, len)
 
-EXPORT char *__fgets_chk(char *s, size_t slen, int size, FILE *stream)
-{
-	__typeof__(real.fgets_chk) fn = REAL(fgets_chk);
-	char *r = fn ? fn(s, slen, size, stream) : MISSING(NULL);
+VECTOR_HOOK(ARRIVED, readv, readv,
+	    (int fd, const struct iovec *iov, int iovcnt), (fd, iov, iovcnt),
+	    iov, iovcnt)
+VECTOR_HOOK(ARRIVED, preadv, preadv,
+	    (int fd, const struct iovec *iov, int iovcnt, off_t offset),
+	    (fd, iov, iovcnt, offset), iov, iovcnt)
+VECTOR_HOOK(ARRIVED, preadv64, preadv64,
+	    (int fd, const struct iovec *iov, int iovcnt, off_t offset),
+	    (fd, iov, iovcnt, offset), iov, iovcnt)
+VECTOR_HOOK(ARRIVED, preadv2, preadv2,
+	    (int fd, const struct iovec *iov, int iovcnt, off_t offset,
+	     int flags),
+	    (fd, iov, iovcnt, offset, flags), iov, iovcnt)
+VECTOR_HOOK(ARRIVED, preadv64v2, preadv64v2,
+	    (int fd, const struct iovec *iov, int iovcnt, off_t offset,
+	     int flags),
+	    (fd, iov, iovcnt, offset, flags), iov, iovcnt)
+VECTOR_HOOK(ARRIVED, recvmsg, recvmsg,
+	    (int fd, struct msghdr *msg, int flags), (fd, msg, flags),
+	    ret > 0 ? msg->msg_iov : NULL, ret > 0 ? msg->msg_iovlen : 0)
 
-	string_moved(ARRIVED, r);
-	return r;
-}
+/* stdio: whole items for fread (a partial item at the end of the file is
+ * stored but not reported by fread, so it is not counted), the string for
+ * fgets, the line for getline and getdelim. */
+ITEMS_HOOK(ARRIVED, fread, fread,
+	   (void *ptr, size_t size, size_t nmemb, FILE *stream),
+	   (ptr, size, nmemb, stream), ptr, size)
+ITEMS_HOOK(ARRIVED, fread_unlocked, fread_unlocked,
+	   (void *ptr, size_t size, size_t nmemb, FILE *stream),
+	   (ptr, size, nmemb, stream), ptr, size)
+ITEMS_HOOK(ARRIVED, __fread_chk, fread_chk,
+	   (void *ptr, size_t ptrlen, size_t size, size_t nmemb, FILE *stream),
+	   (ptr, ptrlen, size, nmemb, stream), ptr, size)
+ITEMS_HOOK(ARRIVED, __fread_unlocked_chk, fread_unlocked_chk,
+	   (void *ptr, size_t ptrlen, size_t size, size_t nmemb, FILE *stream),
+	   (ptr, ptrlen, size, nmemb, stream), ptr, size)
 
-EXPORT char *__fgets_unlocked_chk(char *s, size_t slen, int size,
-				  FILE *stream)
-{
-	__typeof__(real.fgets_unlocked_chk) fn = REAL(fgets_unlocked_chk);
-	char *r = fn ? fn(s, slen, size, stream) : MISSING(NULL);
+STRING_HOOK(ARRIVED, fgets, fgets, char *, NULL,
+	    (char *s, int size, FILE *stream), (s, size, stream), ret, ret)
+STRING_HOOK(ARRIVED, fgets_unlocked, fgets_unlocked, char *, NULL,
+	    (char *s, int size, FILE *stream), (s, size, stream), ret, ret)
+STRING_HOOK(ARRIVED, __fgets_chk, fgets_chk, char *, NULL,
+	    (char *s, size_t slen, int size, FILE *stream),
+	    (s, slen, size, stream), ret, ret)
+STRING_HOOK(ARRIVED, __fgets_unlocked_chk, fgets_unlocked_chk, char *, NULL,
+	    (char *s, size_t slen, int size, FILE *stream),
+	    (s, slen, size, stream), ret, ret)
 
-	string_moved(ARRIVED, r);
-	return r;
-}
-
-EXPORT ssize_t getdelim(char **lineptr, size_t *n, int delim, FILE *stream)
-{
-	__typeof__(real.getdelim) fn = REAL(getdelim);
-	ssize_t r = fn ? fn(lineptr, n, delim, stream) : MISSING(-1);
-
-	if (r > 0)
-		buffer_moved(ARRIVED, *lineptr, r);
-	return r;
-}
-
-EXPORT ssize_t __getdelim(char **lineptr, size_t *n, int delim, FILE *stream)
-{
-	__typeof__(real.getdelim_internal) fn = REAL(getdelim_internal);
-	ssize_t r = fn ? fn(lineptr, n, delim, stream) : MISSING(-1);
-
-	if (r > 0)
-		buffer_moved(ARRIVED, *lineptr, r);
-	return r;
-}
-
-EXPORT ssize_t getline(char **lineptr, size_t *n, FILE *stream)
-{
-	__typeof__(real.getline) fn = REAL(getline);
-	ssize_t r = fn ? fn(lineptr, n, stream) : MISSING(-1);
-
-	if (r > 0)
-		buffer_moved(ARRIVED, *lineptr, r);
-	return r;
-}
+LINE_HOOK(getline, getline, (char **lineptr, size_t *n, FILE *stream),
+	  (lineptr, n, stream), lineptr)
+LINE_HOOK(getdelim, getdelim,
+	  (char **lineptr, size_t *n, int delim, FILE *stream),
+	  (lineptr, n, delim, stream), lineptr)
+LINE_HOOK(__getdelim, getdelim_internal,
+	  (char **lineptr, size_t *n, int delim, FILE *stream),
+	  (lineptr, n, delim, stream), lineptr)
 
 /* ---- data leaving ---- */
 
-EXPORT ssize_t write(int fd, const void *buf, size_t count)
-{
-	__typeof__(real.write) fn = REAL(write);
-	ssize_t n = fn ? fn(fd, buf, count) : MISSING(-1);
+BUFFER_HOOK(LEFT, write, write, (int fd, const void *buf, size_t count),
+	    (fd, buf, count), buf, count)
+BUFFER_HOOK(LEFT, pwrite, pwrite,
+	    (int fd, const void *buf, size_t count, off_t offset),
+	    (fd, buf, count, offset), buf, count)
+BUFFER_HOOK(LEFT, pwrite64, pwrite64,
+	    (int fd, const void *buf, size_t count, off_t offset),
+	    (fd, buf, count, offset), buf, count)
+BUFFER_HOOK(LEFT, send, send, (int fd, const void *buf, size_t len, int flags),
+	    (fd, buf, len, flags), buf, len)
+BUFFER_HOOK(LEFT, sendto, sendto,
+	    (int fd, const void *buf, size_t len, int flags,
+	     const struct sockaddr *addr, socklen_t addrlen),
+	    (fd, buf, len, flags, addr, addrlen), buf, len)
 
-	buffer_moved(LEFT, buf, n);
-	return n;
-}
+VECTOR_HOOK(LEFT, writev, writev,
+	    (int fd, const struct iovec *iov, int iovcnt), (fd, iov, iovcnt),
+	    iov, iovcnt)
+VECTOR_HOOK(LEFT, pwritev, pwritev,
+	    (int fd, const struct iovec *iov, int iovcnt, off_t offset),
+	    (fd, iov, iovcnt, offset), iov, iovcnt)
+VECTOR_HOOK(LEFT, pwritev64, pwritev64,
+	    (int fd, const struct iovec *iov, int iovcnt, off_t offset),
+	    (fd, iov, iovcnt, offset), iov, iovcnt)
+VECTOR_HOOK(LEFT, pwritev2, pwritev2,
+	    (int fd, const struct iovec *iov, int iovcnt, off_t offset,
+	     int flags),
+	    (fd, iov, iovcnt, offset, flags), iov, iovcnt)
+VECTOR_HOOK(LEFT, pwritev64v2, pwritev64v2,
+	    (int fd, const struct iovec *iov, int iovcnt, off_t offset,
+	     int flags),
+	    (fd, iov, iovcnt, offset, flags), iov, iovcnt)
+VECTOR_HOOK(LEFT, sendmsg, sendmsg,
+	    (int fd, const struct msghdr *msg, int flags), (fd, msg, flags),
+	    ret > 0 ? msg->msg_iov : NULL, ret > 0 ? msg->msg_iovlen : 0)
 
-EXPORT ssize_t pwrite(int fd, const void *buf, size_t count, off_t offset)
-{
-	__typeof__(real.pwrite) fn = REAL(pwrite);
-	ssize_t n = fn ? fn(fd, buf, count, offset) : MISSING(-1);
+ITEMS_HOOK(LEFT, fwrite, fwrite,
+	   (const void *ptr, size_t size, size_t nmemb, FILE *stream),
+	   (ptr, size, nmemb, stream), ptr, size)
+ITEMS_HOOK(LEFT, fwrite_unlocked, fwrite_unlocked,
+	   (const void *ptr, size_t size, size_t nmemb, FILE *stream),
+	   (ptr, size, nmemb, stream), ptr, size)
 
-	buffer_moved(LEFT, buf, n);
-	return n;
-}
-
-EXPORT ssize_t pwrite64(int fd, const void *buf, size_t count, off_t offset)
-{
-	__typeof__(real.pwrite64) fn = REAL(pwrite64);
-	ssize_t n = fn ? fn(fd, buf, count, offset) : MISSING(-1);
-
-	buffer_moved(LEFT, buf, n);
-	return n;
-}
-
-EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
-{
-	__typeof__(real.writev) fn = REAL(writev);
-	ssize_t n = fn ? fn(fd, iov, iovcnt) : MISSING(-1);
-
-	vector_moved(LEFT, iov, (size_t)iovcnt, n);
-	return n;
-}
-
-EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt,
-		       off_t offset)
-{
-	__typeof__(real.pwritev) fn = REAL(pwritev);
-	ssize_t n = fn ? fn(fd, iov, iovcnt, offset) : MISSING(-1);
-
-	vector_moved(LEFT, iov, (size_t)iovcnt, n);
-	return n;
-}
-
-EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int iovcnt,
-			 off_t offset)
-{
-	__typeof__(real.pwritev64) fn = REAL(pwritev64);
-	ssize_t n = fn ? fn(fd, iov, iovcnt, offset) : MISSING(-1);
-
-	vector_moved(LEFT, iov, (size_t)iovcnt, n);
-	return n;
-}
-
-EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int iovcnt,
-			off_t offset, int flags)
-{
-	__typeof__(real.pwritev2) fn = REAL(pwritev2);
-	ssize_t n = fn ? fn(fd, iov, iovcnt, offset, flags) : MISSING(-1);
-
-	vector_moved(LEFT, iov, (size_t)iovcnt, n);
-	return n;
-}
-
-EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int iovcnt,
-			   off_t offset, int flags)
-{
-	__typeof__(real.pwritev64v2) fn = REAL(pwritev64v2);
-	ssize_t n = fn ? fn(fd, iov, iovcnt, offset, flags) : MISSING(-1);
-
-	vector_moved(LEFT, iov, (size_t)iovcnt, n);
-	return n;
-}
-
-EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
-{
-	__typeof__(real.send) fn = REAL(send);
-	ssize_t n = fn ? fn(fd, buf, len, flags) : MISSING(-1);
-
-	buffer_moved(LEFT, buf, n);
-	return n;
-}
-
-EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
-		      const struct sockaddr *addr, socklen_t addrlen)
-{
-	__typeof__(real.sendto) fn = REAL(sendto);
-	ssize_t n = fn ? fn(fd, buf, len, flags, addr, addrlen) : MISSING(-1);
-
-	buffer_moved(LEFT, buf, n);
-	return n;
-}
-
-EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
-{
-	__typeof__(real.sendmsg) fn = REAL(sendmsg);
-	ssize_t n = fn ? fn(fd, msg, flags) : MISSING(-1);
-
-	if (n > 0)
-		vector_moved(LEFT, msg->msg_iov, msg->msg_iovlen, n);
-	return n;
-}
-
-EXPORT size_t fwrite(const void *ptr, size_t size, size_t nmemb, FILE *stream)
-{
-	__typeof__(real.fwrite) fn = REAL(fwrite);
-	size_t n = fn ? fn(ptr, size, nmemb, stream) : MISSING(0);
-
-	items_moved(LEFT, ptr, size, n);
-	return n;
-}
-
-EXPORT size_t fwrite_unlocked(const void *ptr, size_t size, size_t nmemb,
-			      FILE *stream)
-{
-	__typeof__(real.fwrite_unlocked) fn = REAL(fwrite_unlocked);
-	size_t n = fn ? fn(ptr, size, nmemb, stream) : MISSING(0);
-
-	items_moved(LEFT, ptr, size, n);
-	return n;
-}
-
-EXPORT int fputs(const char *s, FILE *stream)
-{
-	__typeof__(real.fputs) fn = REAL(fputs);
-	int r = fn ? fn(s, stream) : MISSING(EOF);
-
-	if (r >= 0)
-		string_moved(LEFT, s);
-	return r;
-}
-
-EXPORT int fputs_unlocked(const char *s, FILE *stream)
-{
-	__typeof__(real.fputs_unlocked) fn = REAL(fputs_unlocked);
-	int r = fn ? fn(s, stream) : MISSING(EOF);
-
-	if (r >= 0)
-		string_moved(LEFT, s);
-	return r;
-}
+STRING_HOOK(LEFT, fputs, fputs, int, EOF, (const char *s, FILE *stream),
+	    (s, stream), s, ret >= 0)
+STRING_HOOK(LEFT, fputs_unlocked, fputs_unlocked, int, EOF,
+	    (const char *s, FILE *stream), (s, stream), s, ret >= 0)

@@ -136,13 +136,20 @@ static bool g_take(struct engine *e, uint64_t *g)
 	return true;
 }
 
-/* Begin an operation that needs a fresh value of the write clock (a
- * write, or a call whose local counter is used up), renumbering first if
- * the clock has run out.  On success the operation is in progress. */
-static int op_begin_with_g(struct engine *e, uint64_t *g)
+/* Begin an operation and take a fresh value of the write clock (never 0),
+ * renumbering first if the clock has run out.  With @t, a fresh value is
+ * taken only if t's local part is used up; otherwise *g is 0.  The choice
+ * is made inside the operation because a renumbering may change t->now. */
+static int op_begin_taking_g(struct engine *e, const struct engine_thread *t,
+			     uint64_t *g)
 {
 	for (;;) {
 		op_begin(e);
+		if (t && (t->now & e->stamps.local_mask) !=
+				 e->stamps.local_mask) {
+			*g = 0;
+			return 0;
+		}
 		if (g_take(e, g))
 			return 0;
 		op_end();
@@ -171,31 +178,16 @@ static int grow_stack(struct engine_thread *t)
 	return 0;
 }
 
-/* Begin the operation of a call and choose its stamp: the next local value,
- * or a fresh G when the local part is used up.  The choice is made inside
- * the operation because a renumbering may change t->now meanwhile. */
+/* Begin the operation of a call and choose its stamp: the next local
+ * value, or a fresh G when the local part is used up. */
 static int op_begin_call(struct engine_thread *t, stamp_t *ts)
 {
-	struct engine *e = t->engine;
 	uint64_t g;
+	int rc = op_begin_taking_g(t->engine, t, &g);
 
-	for (;;) {
-		op_begin(e);
-		if ((t->now & e->stamps.local_mask) != e->stamps.local_mask) {
-			*ts = t->now + 1;
-			return 0;
-		}
-		if (g_take(e, &g)) {
-			*ts = stamp_from_g(&e->stamps, g);
-			return 0;
-		}
-		op_end();
-		if (atomic_load_explicit(&e->exhausted, memory_order_relaxed))
-			return -EOVERFLOW;
-		int rc = engine_renumber(e);
-		if (rc)
-			return rc;
-	}
+	if (!rc)
+		*ts = g ? stamp_from_g(&t->engine->stamps, g) : t->now + 1;
+	return rc;
 }
 
 int engine_call_slow(struct engine_thread *t, uint32_t region, uint32_t tag,
@@ -486,7 +478,7 @@ static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
 		return 0;
 	if (!range_ok(addr, size))
 		return -EINVAL;
-	rc = op_begin_with_g(t->engine, &g);
+	rc = op_begin_taking_g(t->engine, NULL, &g);
 	if (rc)
 		return rc;
 	rc = write_runs(t, addr, size, g, by_kernel);

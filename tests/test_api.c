@@ -20,6 +20,7 @@
 #include "profile_reader.h"
 #include "runtime.h"
 #include "test_util.h"
+#include "suite_main.h"
 
 /* What the observer saw, for the test that is running. */
 static struct {
@@ -502,11 +503,5 @@ static Suite *api_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(api_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(api_suite());
 }

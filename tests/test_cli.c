@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "spawn.h"
+#include "suite_main.h"
 
 static char scratch[256];
 
@@ -319,11 +320,5 @@ static Suite *cli_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(cli_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(cli_suite());
 }

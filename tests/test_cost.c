@@ -13,6 +13,7 @@
 #include "trms.h"
 
 #include "runtime.h"
+#include "suite_main.h"
 
 #define REPS 15
 #define MAX_SIZE ((size_t)4 << 20)
@@ -189,11 +190,5 @@ static Suite *cost_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(cost_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(cost_suite());
 }

@@ -12,6 +12,7 @@
 #include "stamp.h"
 #include "test_util.h"
 #include "trace_gen.h"
+#include "suite_main.h"
 
 static const unsigned granularities[] = { 1, 2, 4, 8, 16 };
 
@@ -178,11 +179,5 @@ static Suite *differential_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(differential_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(differential_suite());
 }

@@ -10,6 +10,7 @@
 
 #include "engine.h"
 #include "test_util.h"
+#include "suite_main.h"
 
 static void run_text(const char *text, unsigned granularity,
 		     unsigned stamp_bits, struct results *out,
@@ -326,11 +327,5 @@ static Suite *engine_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(engine_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(engine_suite());
 }

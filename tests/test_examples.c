@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "spawn.h"
+#include "suite_main.h"
 
 static char scratch[256];
 
@@ -747,11 +748,5 @@ static Suite *examples_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(examples_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(examples_suite());
 }

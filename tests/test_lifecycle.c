@@ -16,6 +16,7 @@
 
 #include "profile_reader.h"
 #include "spawn.h"
+#include "suite_main.h"
 
 static char scratch[256];
 
@@ -257,11 +258,5 @@ static Suite *lifecycle_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(lifecycle_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(lifecycle_suite());
 }

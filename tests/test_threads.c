@@ -16,6 +16,7 @@
 #include "trms.h"
 
 #include "runtime.h"
+#include "suite_main.h"
 
 /* Per region name, what the observer saw; activations of all threads. */
 struct seen {
@@ -259,11 +260,5 @@ static Suite *threads_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(threads_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(threads_suite());
 }
