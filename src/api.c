@@ -90,9 +90,11 @@ static void report_engine_error(const char *what, int rc)
 			     what);
 }
 
-/* trms_region_begin, specialised for the cost unit. */
+/* trms_region_begin, specialised for the cost unit.  @cfa: the caller's
+ * stack pointer at its call. */
 static inline __attribute__((always_inline)) int
-begin(struct trms_thread *t, const char *name, const bool is_timed)
+begin(struct trms_thread *t, const char *name, uintptr_t cfa,
+      const bool is_timed)
 {
 	struct meter m = { 0 };
 	const void *key;
@@ -103,7 +105,7 @@ begin(struct trms_thread *t, const char *name, const bool is_timed)
 		meter_start(t, &m, COST_OP_BEGIN, false);
 	rc = lookup(t, name, &id, &key);
 	if (__builtin_expect(!rc, 1))
-		rc = engine_call(&t->engine, id, runtime_tag(), key,
+		rc = engine_call(&t->engine, id, runtime_tag(), key, cfa,
 				 t->engine.events);
 	if (__builtin_expect(rc != 0, 0))
 		report_engine_error("trms_region_begin", rc);
@@ -129,9 +131,9 @@ int trms_region_begin(const char *name)
 			   name ? "empty" : "NULL");
 		rc = -EINVAL;
 	} else if (call_timed()) {
-		rc = begin(t, name, true);
+		rc = begin(t, name, (uintptr_t)__builtin_dwarf_cfa(), true);
 	} else {
-		rc = begin(t, name, false);
+		rc = begin(t, name, (uintptr_t)__builtin_dwarf_cfa(), false);
 	}
 	call_leave(t);
 	return rc;

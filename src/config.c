@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,43 @@ static int apply_verbose(const char *value)
 	return 0;
 }
 
+static int apply_sample_hz(const char *value)
+{
+	char *end;
+	unsigned long hz = strtoul(value, &end, 10);
+
+	if (!*value || *end || hz > 10000)
+		return -1;
+	config.sample_hz = (unsigned)hz;
+	return 0;
+}
+
+static int apply_sample_clock(const char *value)
+{
+	if (!strcmp(value, "cpu"))
+		config.sample_wall = false;
+	else if (!strcmp(value, "wall"))
+		config.sample_wall = true;
+	else
+		return -1;
+	return 0;
+}
+
+static int apply_sample_signal(const char *value)
+{
+	char *end;
+	long sig = strtol(value, &end, 10);
+
+	if (!*value)
+		config.sample_toggle_signal = 0;
+	else if (*end || sig < 1 || sig >= 65 || sig == SIGKILL ||
+		 sig == SIGSTOP)
+		return -1;
+	else
+		config.sample_toggle_signal = (int)sig;
+	return 0;
+}
+
 static int apply_run_report(const char *value)
 {
 	size_t len = strlen(value);
@@ -102,6 +140,18 @@ static const struct setting settings[] = {
 	{ "TRMS_OFF", "0 or 1",
 	  "1: the library stays loaded but records and writes nothing", "0",
 	  apply_off },
+	{ "TRMS_SAMPLE_HZ", "0 to 10000",
+	  "call-stack samples per second of each thread's CPU time (0: "
+	  "no sampling); 200 shows a 1 s run's hot paths for well under 1% "
+	  "overhead",
+	  "200", apply_sample_hz },
+	{ "TRMS_SAMPLE_CLOCK", "cpu or wall",
+	  "cpu: sample threads as they use CPU time; wall: every thread at "
+	  "the rate, blocked or not",
+	  "cpu", apply_sample_clock },
+	{ "TRMS_SAMPLE_SIGNAL", "a signal number, or empty",
+	  "sending this signal to the process turns sampling off and on",
+	  "", apply_sample_signal },
 	{ "TRMS_RUN_REPORT", "a path, or empty",
 	  "set by `trms run`: each process appends the path of the profile "
 	  "it wrote to this file",

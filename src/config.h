@@ -19,6 +19,9 @@ struct config {
 	enum cost_unit cost;
 	int verbose;
 	bool off;
+	unsigned sample_hz;       /* 0: no sampling */
+	bool sample_wall;         /* wall clock instead of CPU time */
+	int sample_toggle_signal; /* 0: none */
 	char run_report[CONFIG_PATH_MAX]; /* see TRMS_RUN_REPORT */
 };
 

@@ -48,6 +48,8 @@ struct frame {
 	uint32_t tag; /* the caller's, handed back when the activation ends */
 	uint64_t cost_start;
 	const void *key; /* the caller's, e.g. the name pointer it began with */
+	uintptr_t cfa;   /* the caller's stack pointer when it began (to place
+			    the region among the frames of a sampled stack) */
 	int64_t trms;
 	int64_t rms;
 	int64_t induced_thread;
@@ -117,7 +119,7 @@ void engine_thread_fini(struct engine_thread *t);
  * kept in the frame for the caller.
  * @return 0, -ENOMEM (stack cannot grow), -EOVERFLOW (stamps exhausted). */
 static inline int engine_call(struct engine_thread *t, uint32_t region,
-			      uint32_t tag, const void *key,
+			      uint32_t tag, const void *key, uintptr_t cfa,
 			      uint64_t cost_now);
 
 /* Close the innermost activation and describe it in @out.
@@ -175,11 +177,11 @@ int engine_renumber(struct engine *e);
 /* engine_call when the fast path does not apply: a renumbering is under
  * way, the local stamp is used up, or the stack must grow. */
 int engine_call_slow(struct engine_thread *t, uint32_t region, uint32_t tag,
-		     const void *key, uint64_t cost_now);
+		     const void *key, uintptr_t cfa, uint64_t cost_now);
 
 static inline void engine_push(struct engine_thread *t, stamp_t ts,
 			       uint32_t region, uint32_t tag, const void *key,
-			       uint64_t cost_now)
+			       uintptr_t cfa, uint64_t cost_now)
 {
 	struct frame *f = &t->stack[t->depth + 1];
 
@@ -188,13 +190,14 @@ static inline void engine_push(struct engine_thread *t, stamp_t ts,
 	f->region = region;
 	f->tag = tag;
 	f->key = key;
+	f->cfa = cfa;
 	f->cost_start = cost_now;
 	f->trms = f->rms = f->induced_thread = f->induced_external = 0;
 	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELAXED);
 }
 
 static inline int engine_call(struct engine_thread *t, uint32_t region,
-			      uint32_t tag, const void *key,
+			      uint32_t tag, const void *key, uintptr_t cfa,
 			      uint64_t cost_now)
 {
 	struct engine *e = t->engine;
@@ -208,9 +211,9 @@ static inline int engine_call(struct engine_thread *t, uint32_t region,
 			    t->depth + 1 >= t->capacity,
 		    0)) {
 		rcu_read_unlock();
-		return engine_call_slow(t, region, tag, key, cost_now);
+		return engine_call_slow(t, region, tag, key, cfa, cost_now);
 	}
-	engine_push(t, t->now + 1, region, tag, key, cost_now);
+	engine_push(t, t->now + 1, region, tag, key, cfa, cost_now);
 	rcu_read_unlock();
 	return 0;
 }

@@ -184,7 +184,9 @@ static inline void string_moved(enum direction d, const char *s)
 	EXPORT type name params                                           \
 	{                                                                  \
 		__typeof__(real.field) fn = REAL(field);                   \
+		struct sampler_thread *s_ = thread_block_begin();              \
 		type ret = fn ? fn args : MISSING(fail);                   \
+		thread_block_end(s_);                                          \
 		record;                                                    \
 		return ret;                                                \
 	}

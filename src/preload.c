@@ -68,6 +68,7 @@ static void start_once(void)
 	process_hooks_start();
 	signal_hooks_start();
 	atomic_store(&runtime_state, 1);
+	sampler_start();
 	/* The thread that starts the library (normally the main thread) is
 	 * thread 0. */
 	struct trms_thread *main_thread = thread_self();

@@ -8,15 +8,13 @@
  *  exec*  the profile is written before the image is replaced (if exec
  *         fails, it is written again later, complete);
  *  _exit  the profile is written first (normal exit writes it from the
- *         library's destructor);
- *  dlclose  region names cached by address may have been unloaded.
+ *         library's destructor).
  *
  * A child made by vfork shares the parent's memory: the library must not
  * touch its state there, so nothing is written unless the process is the
  * one the state belongs to.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -200,15 +198,4 @@ EXPORT void _Exit(int status)
 	if (fn)
 		fn(status);
 	exit_group_now(status);
-}
-
-EXPORT int dlclose(void *handle)
-{
-	__typeof__(real.dlclose) fn = REAL(dlclose);
-	int rc = fn ? fn(handle) : (errno = ENOSYS, -1);
-
-	/* A name cached by its address may now be gone, and its address
-	 * reused for another text. */
-	region_cache_invalidate();
-	return rc;
 }

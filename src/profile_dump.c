@@ -125,6 +125,9 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 						     __ATOMIC_RELAXED),
 			.out_calls = __atomic_load_n(&t->out_calls,
 						     __ATOMIC_RELAXED),
+			.sampled = sampler_active(),
+			.samples = cct_load(&t->sampler.samples),
+			.cpu_ns = sampler_thread_cpu_ns(&t->sampler),
 		};
 		profile_writer_thread(w, &info);
 	}
@@ -197,6 +200,9 @@ int runtime_write_profile(enum write_reason reason)
 		goto out;
 	}
 	write_threads(w, &skipped, &dropped);
+	/* Names are looked up in the objects' files: not from a signal
+	 * handler or _exit, where trms report does it instead. */
+	sample_dump(w, reason != WRITE_ABRUPT);
 	pthread_mutex_unlock(&runtime.lock);
 	profile_writer_meta_u64(w, "tuples_skipped", skipped);
 	profile_writer_meta_u64(w, "tuples_dropped", dropped);

@@ -204,6 +204,64 @@ void profile_writer_thread(struct profile_writer *w,
 	put_field(w, "in_calls", info->in_calls);
 	put_field(w, "out_bytes", info->out_bytes);
 	put_field(w, "out_calls", info->out_calls);
+	if (info->sampled) {
+		put_field(w, "samples", info->samples);
+		put_field(w, "cpu_ns", info->cpu_ns);
+	}
+	put(w, "\n");
+}
+
+static void put_number(struct profile_writer *w, uint64_t v)
+{
+	put(w, " ");
+	put_u128(w, v);
+}
+
+void profile_writer_module(struct profile_writer *w, uint32_t id,
+			   uintptr_t start, uintptr_t end, uintptr_t base,
+			   bool unloaded, const char *path)
+{
+	put(w, "module");
+	put_number(w, id);
+	put_number(w, start);
+	put_number(w, end);
+	put_number(w, base);
+	put(w, unloaded ? " unloaded " : " loaded ");
+	put_name(w, *path ? path : "?");
+	put(w, "\n");
+}
+
+void profile_writer_symbol(struct profile_writer *w, uint32_t module,
+			   uint64_t offset, const char *name,
+			   uint64_t name_offset)
+{
+	put(w, "symbol");
+	put_number(w, module);
+	put_number(w, offset);
+	put(w, " ");
+	put_name(w, *name ? name : "?");
+	put_number(w, name_offset);
+	put(w, "\n");
+}
+
+void profile_writer_cct(struct profile_writer *w, const struct cct_line *l)
+{
+	put(w, "cct");
+	put_number(w, l->thread);
+	put_number(w, l->node);
+	if (l->has_parent)
+		put_number(w, l->parent);
+	else
+		put(w, " -");
+	put(w, " ");
+	put(w, l->kind);
+	put_number(w, l->a);
+	put_number(w, l->b);
+	put_number(w, l->samples);
+	put_number(w, l->work);
+	put_number(w, l->idleness_millionths);
+	put_number(w, l->overhead);
+	put_number(w, l->blocked);
 	put(w, "\n");
 }
 

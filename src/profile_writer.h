@@ -53,12 +53,38 @@ struct thread_info {
 	unsigned context_depth;
 	uint64_t in_bytes, in_calls;   /* data received through hooked calls */
 	uint64_t out_bytes, out_calls; /* data sent through hooked calls */
+	bool sampled;
+	uint64_t samples, cpu_ns;      /* call-stack samples, CPU time */
 };
 
 void profile_writer_thread(struct profile_writer *w,
 			   const struct thread_info *info);
 void profile_writer_tuple(struct profile_writer *w, uint32_t thread,
 			  const struct tuple_data *tuple);
+
+/* A loaded object: its executable addresses [start, end), load bias,
+ * whether it was unloaded before the end, and its file. */
+void profile_writer_module(struct profile_writer *w, uint32_t id,
+			   uintptr_t start, uintptr_t end, uintptr_t base,
+			   bool unloaded, const char *path);
+
+/* The function at @offset of module @module. */
+void profile_writer_symbol(struct profile_writer *w, uint32_t module,
+			   uint64_t offset, const char *name,
+			   uint64_t name_offset);
+
+/* A node of a thread's calling context tree. */
+struct cct_line {
+	uint32_t thread;
+	uint32_t node;
+	bool has_parent;
+	uint32_t parent;
+	const char *kind; /* "frame", "region" or "thread" */
+	uint64_t a, b;    /* frame: module, offset; region: id, 0 */
+	uint64_t samples, work, idleness_millionths, overhead, blocked;
+};
+
+void profile_writer_cct(struct profile_writer *w, const struct cct_line *l);
 
 /* Finish: write the trailer, flush, rename into place.  On any error the
  * temporary file is removed and the destination left as it was.

@@ -15,6 +15,14 @@ struct real_functions real;
 	__atomic_store_n((void **)&real.field, dlsym(RTLD_NEXT, symbol), \
 			 __ATOMIC_RELEASE)
 
+#define LOOK_UP_VERSION(field, symbol, version)                          \
+	do {                                                             \
+		void *p_ = dlvsym(RTLD_NEXT, symbol, version);           \
+		__atomic_store_n((void **)&real.field,                   \
+				 p_ ? p_ : dlsym(RTLD_NEXT, symbol),     \
+				 __ATOMIC_RELEASE);                      \
+	} while (0)
+
 static void resolve_once(void)
 {
 	LOOK_UP(read, "read");
@@ -70,6 +78,27 @@ static void resolve_once(void)
 	LOOK_UP(sigaction, "sigaction");
 	LOOK_UP(signal, "signal");
 	LOOK_UP(dlclose, "dlclose");
+	LOOK_UP(poll, "poll");
+	LOOK_UP(select, "select");
+	LOOK_UP(epoll_wait, "epoll_wait");
+	LOOK_UP(nanosleep, "nanosleep");
+	LOOK_UP(clock_nanosleep, "clock_nanosleep");
+	LOOK_UP(sleep, "sleep");
+	LOOK_UP(sem_wait, "sem_wait");
+	LOOK_UP(sem_timedwait, "sem_timedwait");
+	LOOK_UP(pthread_mutex_lock, "pthread_mutex_lock");
+	LOOK_UP(pthread_join, "pthread_join");
+	LOOK_UP(pthread_barrier_wait, "pthread_barrier_wait");
+	LOOK_UP(accept, "accept");
+	LOOK_UP(accept4, "accept4");
+	LOOK_UP(connect, "connect");
+	/* Plain dlsym finds the condition variables of glibc 2.2.5, kept for
+	 * old binaries, which are not the ones programs use today. */
+	LOOK_UP_VERSION(pthread_cond_wait, "pthread_cond_wait", "GLIBC_2.3.2");
+	LOOK_UP_VERSION(pthread_cond_timedwait, "pthread_cond_timedwait",
+			"GLIBC_2.3.2");
+	LOOK_UP(dlopen, "dlopen");
+	LOOK_UP(dl_iterate_phdr, "dl_iterate_phdr");
 }
 
 void real_resolve(void)

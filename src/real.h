@@ -10,7 +10,12 @@
 #ifndef TRMS_REAL_H
 #define TRMS_REAL_H
 
+#include <link.h>
+#include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -80,6 +85,29 @@ struct real_functions {
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	sighandler_t (*signal)(int, sighandler_t);
 	int (*dlclose)(void *);
+
+	/* blocking */
+	int (*poll)(struct pollfd *, nfds_t, int);
+	int (*select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+	int (*epoll_wait)(int, struct epoll_event *, int, int);
+	int (*nanosleep)(const struct timespec *, struct timespec *);
+	int (*clock_nanosleep)(clockid_t, int, const struct timespec *,
+			       struct timespec *);
+	unsigned int (*sleep)(unsigned int);
+	int (*sem_wait)(sem_t *);
+	int (*sem_timedwait)(sem_t *, const struct timespec *);
+	int (*pthread_mutex_lock)(pthread_mutex_t *);
+	int (*pthread_cond_wait)(pthread_cond_t *, pthread_mutex_t *);
+	int (*pthread_cond_timedwait)(pthread_cond_t *, pthread_mutex_t *,
+				      const struct timespec *);
+	int (*pthread_join)(pthread_t, void **);
+	int (*pthread_barrier_wait)(pthread_barrier_t *);
+	int (*accept)(int, struct sockaddr *, socklen_t *);
+	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
+	int (*connect)(int, const struct sockaddr *, socklen_t);
+	void *(*dlopen)(const char *, int);
+	int (*dl_iterate_phdr)(int (*)(struct dl_phdr_info *, size_t, void *),
+			       void *);
 };
 
 extern struct real_functions real;

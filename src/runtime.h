@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "profile.h"
 #include "region.h"
+#include "sampler.h"
 
 #define TRMS_STRINGIFY2_(x) #x
 #define TRMS_STRINGIFY_(x) TRMS_STRINGIFY2_(x)
@@ -40,6 +41,9 @@ struct thread_origin {
 	uint32_t creator;
 	uint32_t context_depth;
 	uint32_t context[THREAD_CONTEXT_MAX];
+	/* The creator's call path, for the new thread's call tree. */
+	unsigned path_len;
+	struct cct_step path[SAMPLER_CONTEXT_MAX];
 };
 
 /* Everything the library keeps for one thread of the program.  Fields
@@ -69,6 +73,7 @@ struct trms_thread {
 	uint64_t in_bytes, in_calls, out_bytes, out_calls;
 	bool dead;        /* exited: only the profile remains */
 	struct cds_list_head link; /* in runtime.threads, by ordinal */
+	struct sampler_thread sampler;
 };
 
 struct runtime {
@@ -119,6 +124,13 @@ enum write_reason {
 /* Write the profile.  A last write also closes the calling thread's open
  * regions, and later writes do nothing.  @return 0 or -errno. */
 int runtime_write_profile(enum write_reason reason);
+
+struct profile_writer;
+
+/* The sampled call trees and the sampler's totals, into @w; with names
+ * of functions unless @with_names is false.  Called with runtime.lock
+ * held. */
+void sample_dump(struct profile_writer *w, bool with_names);
 
 /* True if the calling process is the one the library's state belongs to
  * (false in a child made by vfork, or by a clone without fork handlers). */
@@ -210,6 +222,24 @@ static inline void thread_record(struct trms_thread *t, const struct frame *f,
 					    (uint64_t)f->induced_external) != 0,
 			     0))
 		thread_record_failed();
+}
+
+/* Around a call in which the calling thread may wait: it counts as
+ * blocked meanwhile (see blocking_hooks.c). */
+static inline struct sampler_thread *thread_block_begin(void)
+{
+	struct trms_thread *t = thread_current;
+
+	if (!t || !sampler_active())
+		return NULL;
+	sampler_blocked(&t->sampler, true);
+	return &t->sampler;
+}
+
+static inline void thread_block_end(struct sampler_thread *s)
+{
+	if (s)
+		sampler_blocked(s, false);
 }
 
 /* Clock time the thread has spent on slow paths so far: registering

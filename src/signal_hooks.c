@@ -1,16 +1,21 @@
 /*
- * signal_hooks.c - a program killed by SIGTERM or SIGINT that did not
- * handle them still leaves its profile.
+ * signal_hooks.c - the library's signals, next to the program's.
  *
- * At start, for each of these signals whose disposition is the default,
- * the library installs its own handler: it writes the profile, puts the
- * default disposition back and raises the signal again, so the process
- * dies exactly as it would have, with the same status.
+ * Three things, behind the program's back but never changing what it
+ * sees:
  *
- * The program must not notice: sigaction and signal are interposed so that
- * asking for the disposition reports the default, and setting a handler
- * (or ignoring the signal) replaces the library's.  Setting the default
- * keeps the library's handler, which behaves as the default does.
+ *  - SIGTERM and SIGINT: when the program leaves them at their default,
+ *    the library's handler writes the profile, puts the default back and
+ *    raises the signal again, so the process dies exactly as it would.
+ *  - The sampling signal: if the program wants it, the library moves its
+ *    sampling to another free signal first (sampler_yield_signal).
+ *  - Counting the program's signals: a handler the program installs is
+ *    installed behind a trampoline that counts deliveries per thread, so
+ *    that a blocking call interrupted only by the sampling signal can be
+ *    retried, and one interrupted by a signal of the program's cannot be.
+ *
+ * sigaction and signal report to the program the dispositions it set
+ * (its own handler, or the default where the library's handler stands).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,11 +26,31 @@
 
 #include "real.h"
 #include "runtime.h"
+#include "vm.h"
+
+#define EXPORT __attribute__((visibility("default")))
 
 static const int managed[] = { SIGTERM, SIGINT };
 
-/* The library's handler is installed for this signal. */
+/* The library's own terminating-signal handler is installed. */
 static atomic_bool ours[NSIG];
+
+/* The program's disposition, when it installed a handler: immutable
+ * records, swapped whole, never freed (a delivery may be reading one). */
+static _Atomic(struct sigaction *) program[NSIG];
+
+/* Deliveries of the program's handlers on this thread. */
+static __thread unsigned program_signals
+	__attribute__((tls_model("initial-exec")));
+
+/* Serialises changes of dispositions.  Taken with every signal blocked,
+ * so that a handler cannot interrupt its owner and wait for it. */
+static atomic_flag changing = ATOMIC_FLAG_INIT;
+
+unsigned signal_program_deliveries(void)
+{
+	return program_signals;
+}
 
 static bool is_managed(int sig)
 {
@@ -34,6 +59,71 @@ static bool is_managed(int sig)
 			return true;
 	return false;
 }
+
+static bool is_function(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) ||
+	       (sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN &&
+		sa->sa_handler != SIG_ERR);
+}
+
+static void lock(sigset_t *saved)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, saved);
+	while (atomic_flag_test_and_set_explicit(&changing,
+						 memory_order_acquire))
+		;
+}
+
+static void unlock(const sigset_t *saved)
+{
+	atomic_flag_clear_explicit(&changing, memory_order_release);
+	pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+/* ---- the program's handlers, counted ---- */
+
+static void trampoline(int sig, siginfo_t *info, void *uctx)
+{
+	const struct sigaction *p =
+		atomic_load_explicit(&program[sig], memory_order_acquire);
+
+	program_signals++;
+	if (!p)
+		return;
+	/* With SA_RESETHAND the kernel put the default back already. */
+	if (p->sa_flags & SA_RESETHAND)
+		atomic_store_explicit(&program[sig], NULL,
+				      memory_order_release);
+	if (p->sa_flags & SA_SIGINFO)
+		p->sa_sigaction(sig, info, uctx);
+	else
+		p->sa_handler(sig);
+}
+
+/* Install @act (a handler of the program's) behind the trampoline. */
+static int install_counted(int sig, const struct sigaction *act)
+{
+	struct sigaction *record = vm_alloc(sizeof(*record));
+	struct sigaction sa = *act;
+
+	if (!record)
+		return REAL(sigaction)(sig, act, NULL);
+	*record = *act;
+	atomic_store_explicit(&program[sig], record, memory_order_release);
+	sa.sa_sigaction = trampoline;
+	sa.sa_flags |= SA_SIGINFO;
+	int rc = REAL(sigaction)(sig, &sa, NULL);
+	if (rc)
+		atomic_store_explicit(&program[sig], NULL,
+				      memory_order_release);
+	return rc;
+}
+
+/* ---- SIGTERM and SIGINT ---- */
 
 static void on_terminating_signal(int sig)
 {
@@ -61,8 +151,8 @@ void signal_hooks_start(void)
 		struct sigaction old, sa;
 		int sig = managed[i];
 
-		if (REAL(sigaction)(sig, NULL, &old) != 0 ||
-		    (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+		if (REAL(sigaction)(sig, NULL, &old) != 0 || is_function(&old) ||
+		    old.sa_handler != SIG_DFL)
 			continue;
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_terminating_signal;
@@ -72,55 +162,104 @@ void signal_hooks_start(void)
 	}
 }
 
-/* The disposition as the program believes it to be. */
-static void default_disposition(struct sigaction *sa)
+/* ---- the hooks ---- */
+
+/* What the program believes @sig's disposition is, where the library has
+ * put something of its own; false if the kernel's answer is right. */
+static bool program_view(int sig, struct sigaction *old)
 {
-	memset(sa, 0, sizeof(*sa));
-	sa->sa_handler = SIG_DFL;
-	sigemptyset(&sa->sa_mask);
+	const struct sigaction *p =
+		atomic_load_explicit(&program[sig], memory_order_acquire);
+
+	if (p) {
+		*old = *p;
+		return true;
+	}
+	if (atomic_load(&ours[sig]) || sig == sampler_signal()) {
+		memset(old, 0, sizeof(*old));
+		old->sa_handler = SIG_DFL;
+		return true;
+	}
+	return false;
 }
 
-static bool sets_default(const struct sigaction *act)
+static int change(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	return !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
+	struct sigaction view;
+	bool have_view = program_view(sig, &view);
+	int rc = 0;
+
+	if (act) {
+		/* The program takes the sampling signal: sampling moves. */
+		if (is_function(act) || act->sa_handler == SIG_IGN)
+			sampler_yield_signal(sig);
+		if (is_managed(sig) && atomic_load(&ours[sig]) &&
+		    !is_function(act) && act->sa_handler == SIG_DFL) {
+			/* The library's handler behaves as the default. */
+		} else if (is_function(act)) {
+			rc = install_counted(sig, act);
+			if (!rc)
+				atomic_store(&ours[sig], false);
+		} else {
+			rc = REAL(sigaction)(sig, act, have_view ? NULL : old);
+			if (!rc) {
+				atomic_store_explicit(&program[sig], NULL,
+						      memory_order_release);
+				atomic_store(&ours[sig], false);
+			}
+			if (!have_view)
+				return rc;
+		}
+	}
+	if (rc)
+		return rc;
+	if (old) {
+		if (have_view)
+			*old = view;
+		else
+			rc = REAL(sigaction)(sig, NULL, old);
+	}
+	return rc;
 }
 
-__attribute__((visibility("default"))) int
-sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+EXPORT int sigaction(int sig, const struct sigaction *act,
+		     struct sigaction *old)
 {
-	__typeof__(real.sigaction) fn = REAL(sigaction);
+	sigset_t saved;
+	int rc;
 
-	if (!fn)
+	if (!REAL(sigaction))
 		return errno = ENOSYS, -1;
-	if (sig <= 0 || sig >= NSIG || !is_managed(sig) ||
-	    !atomic_load(&ours[sig]))
-		return fn(sig, act, old);
-	if (act && !sets_default(act)) {
-		int rc = fn(sig, act, NULL);
-		if (rc)
-			return rc;
-		atomic_store(&ours[sig], false);
-	}
-	if (old)
-		default_disposition(old);
-	return 0;
+	/* The library's own needs, and signals it cannot touch (SIGKILL,
+	 * SIGSTOP, out of range), go straight through. */
+	if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP ||
+	    atomic_load(&runtime_state) != 1)
+		return REAL(sigaction)(sig, act, old);
+	lock(&saved);
+	rc = change(sig, act, old);
+	int saved_errno = errno;
+	unlock(&saved);
+	errno = saved_errno;
+	return rc;
 }
 
-__attribute__((visibility("default"))) sighandler_t signal(int sig,
-							    sighandler_t handler)
+/* signal(): BSD semantics, as glibc gives them: the call is restarted and
+ * the signal blocked while its handler runs. */
+EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
-	__typeof__(real.signal) fn = REAL(signal);
+	struct sigaction sa, old;
 
-	if (!fn)
-		return errno = ENOSYS, SIG_ERR;
-	if (sig <= 0 || sig >= NSIG || !is_managed(sig) ||
-	    !atomic_load(&ours[sig]))
-		return fn(sig, handler);
-	if (handler != SIG_DFL) {
-		sighandler_t rc = fn(sig, handler);
-		if (rc == SIG_ERR)
-			return rc;
-		atomic_store(&ours[sig], false);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sig > 0 && sig < NSIG)
+		sigaddset(&sa.sa_mask, sig);
+	if (sig <= 0 || sig >= NSIG) {
+		errno = EINVAL;
+		return SIG_ERR;
 	}
-	return SIG_DFL;
+	if (sigaction(sig, &sa, &old))
+		return SIG_ERR;
+	return old.sa_handler;
 }

@@ -71,6 +71,7 @@ static void thread_exit(void *arg)
 	struct trms_thread *t = arg;
 
 	t->busy = true;
+	sampler_thread_stop(t);
 	thread_close_all(t);
 	engine_thread_fini(&t->engine);
 	pthread_mutex_lock(&runtime.lock);
@@ -116,6 +117,12 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 		memcpy(t->context, origin->context,
 		       origin->context_depth * sizeof(t->context[0]));
 	}
+	/* Ready before it is published: the profile writer may read any
+	 * thread in the list. */
+	if (origin)
+		sampler_thread_start(t, origin->path, origin->path_len);
+	else
+		sampler_thread_start(t, NULL, 0);
 	pthread_mutex_lock(&runtime.lock);
 	t->ordinal = origin ? origin->ordinal : runtime.next_ordinal++;
 	cds_list_add_tail(&t->link, &runtime.threads);
@@ -140,6 +147,7 @@ void thread_after_fork_child(void)
 {
 	struct trms_thread *self = thread_current, *t, *next;
 
+	sampler_after_fork_child(self);
 	/* Only the thread that forked exists in the child: the others'
 	 * state goes, and the child's profile starts empty, with the forking
 	 * thread as its thread 0.  Its open regions stay open: it goes on
@@ -151,6 +159,7 @@ void thread_after_fork_child(void)
 		if (!t->dead)
 			engine_thread_fini(&t->engine);
 		profile_table_fini(&t->profile);
+		cct_fini(&t->sampler.cct);
 		vm_free(t, sizeof(*t));
 	}
 	runtime.next_ordinal = 0;

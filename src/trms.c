@@ -191,7 +191,7 @@ static int op_begin_call(struct engine_thread *t, stamp_t *ts)
 }
 
 int engine_call_slow(struct engine_thread *t, uint32_t region, uint32_t tag,
-		     const void *key, uint64_t cost_now)
+		     const void *key, uintptr_t cfa, uint64_t cost_now)
 {
 	stamp_t ts;
 	int rc = op_begin_call(t, &ts);
@@ -202,7 +202,7 @@ int engine_call_slow(struct engine_thread *t, uint32_t region, uint32_t tag,
 	 * happen inside the operation. */
 	if (t->depth + 1 >= t->capacity && (rc = grow_stack(t)))
 		goto out;
-	engine_push(t, ts, region, tag, key, cost_now);
+	engine_push(t, ts, region, tag, key, cfa, cost_now);
 out:
 	op_end();
 	return rc;

@@ -288,7 +288,7 @@ START_TEST(deep_nesting_grows_stack)
 	ck_assert_int_eq(engine_init(&e, &c), 0);
 	ck_assert_int_eq(engine_thread_init(&e, &t), 0);
 	for (unsigned i = 0; i < 10000; i++) {
-		ck_assert_int_eq(engine_call(&t, 0, 0, NULL, 0), 0);
+		ck_assert_int_eq(engine_call(&t, 0, 0, NULL, 0, 0), 0);
 		ck_assert_int_eq(engine_read(&t, 4 * i, 4), 0);
 	}
 	for (unsigned i = 10000; i-- > 0;) {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/elf_symbols.h"
 #include "../src/profile_writer.h"
 
 static void *xrealloc(void *p, size_t n)
@@ -262,6 +263,108 @@ static int read_thread(struct reading *r, struct profile_doc *doc, char **f,
 	return 0;
 }
 
+static int read_numbers(struct reading *r, char **f, size_t from, size_t to,
+			uint64_t *const *out)
+{
+	for (size_t i = from; i < to; i++)
+		if (!parse_u64(f[i], out[i - from]))
+			return bad(r, "bad number '%s'", f[i]);
+	return 0;
+}
+
+/* module <id> <start> <end> <base> loaded|unloaded <path> */
+static int read_module(struct reading *r, struct profile_doc *doc, char **f,
+		       size_t n)
+{
+	struct profile_module m = { 0 };
+	uint64_t id;
+	uint64_t *const numbers[] = { &id, &m.start, &m.end, &m.base };
+
+	if (n != 7)
+		return bad(r, "a module line has 7 fields");
+	if (read_numbers(r, f, 1, 5, numbers))
+		return -1;
+	if (id > UINT32_MAX)
+		return bad(r, "bad module id");
+	m.id = (uint32_t)id;
+	if (!strcmp(f[5], "unloaded"))
+		m.unloaded = true;
+	else if (strcmp(f[5], "loaded"))
+		return bad(r, "expected loaded or unloaded, not '%s'", f[5]);
+	if (profile_unescape(f[6]))
+		return bad(r, "bad escape in module path");
+	m.path = xstrdup(f[6]);
+	APPEND(doc->modules, doc->n_modules, m);
+	return 0;
+}
+
+/* symbol <module> <offset> <name> <offset in the function> */
+static int read_symbol(struct reading *r, struct profile_doc *doc, char **f,
+		       size_t n)
+{
+	struct profile_symbol s = { 0 };
+	uint64_t module;
+	uint64_t *const numbers[] = { &module, &s.offset };
+
+	if (n != 5)
+		return bad(r, "a symbol line has 5 fields");
+	if (read_numbers(r, f, 1, 3, numbers) ||
+	    !parse_u64(f[4], &s.name_offset))
+		return bad(r, "bad number in symbol line");
+	if (module > UINT32_MAX || !profile_module(doc, (uint32_t)module))
+		return bad(r, "symbol of undeclared module %s", f[1]);
+	s.module = (uint32_t)module;
+	if (profile_unescape(f[3]))
+		return bad(r, "bad escape in symbol name");
+	s.name = xstrdup(f[3]);
+	APPEND(doc->symbols, doc->n_symbols, s);
+	return 0;
+}
+
+/* cct <thread> <node> <parent|-> frame|region|thread <a> <b> <samples>
+ *     <work> <idleness> <overhead> <blocked> */
+static int read_cct(struct reading *r, struct profile_doc *doc, char **f,
+		    size_t n)
+{
+	struct profile_cct c = { 0 };
+	uint64_t thread, node, parent = 0;
+	uint64_t *const ids[] = { &thread, &node };
+	uint64_t *const numbers[] = { &c.a, &c.b, &c.samples, &c.work,
+				      &c.idleness_millionths, &c.overhead,
+				      &c.blocked };
+
+	if (n != 12)
+		return bad(r, "a cct line has 12 fields, this one has %zu", n);
+	if (read_numbers(r, f, 1, 3, ids) || read_numbers(r, f, 5, 12, numbers))
+		return -1;
+	if (thread > UINT32_MAX || node > UINT32_MAX)
+		return bad(r, "bad thread or node number");
+	c.thread = (uint32_t)thread;
+	c.node = (uint32_t)node;
+	if (!profile_thread(doc, c.thread))
+		return bad(r, "cct of undeclared thread %u", c.thread);
+	if (strcmp(f[3], "-")) {
+		if (!parse_u64(f[3], &parent) || parent > UINT32_MAX)
+			return bad(r, "bad parent '%s'", f[3]);
+		c.has_parent = true;
+		c.parent = (uint32_t)parent;
+	}
+	if (!strcmp(f[4], "frame"))
+		c.kind = PROFILE_CCT_FRAME;
+	else if (!strcmp(f[4], "region"))
+		c.kind = PROFILE_CCT_REGION;
+	else if (!strcmp(f[4], "thread"))
+		c.kind = PROFILE_CCT_THREAD;
+	else
+		return bad(r, "unknown cct node kind '%s'", f[4]);
+	if (c.kind == PROFILE_CCT_REGION && c.a <= UINT32_MAX &&
+	    !profile_region_name(doc, (uint32_t)c.a))
+		return bad(r, "cct node of undeclared region %llu",
+			   (unsigned long long)c.a);
+	APPEND(doc->cct, doc->n_cct, c);
+	return 0;
+}
+
 static int read_line(struct reading *r, struct profile_doc *doc, char *line,
 		     bool *ended)
 {
@@ -303,6 +406,12 @@ static int read_line(struct reading *r, struct profile_doc *doc, char *line,
 		return read_thread(r, doc, f, n);
 	if (!strcmp(f[0], "tuple"))
 		return read_tuple(r, doc, f, n);
+	if (!strcmp(f[0], "module"))
+		return read_module(r, doc, f, n);
+	if (!strcmp(f[0], "symbol"))
+		return read_symbol(r, doc, f, n);
+	if (!strcmp(f[0], "cct"))
+		return read_cct(r, doc, f, n);
 	if (!strcmp(f[0], "end")) {
 		uint64_t count;
 		if (n != 2 || !parse_u64(f[1], &count))
@@ -316,6 +425,15 @@ static int read_line(struct reading *r, struct profile_doc *doc, char *line,
 		return 0;
 	}
 	return bad(r, "unknown line type '%.32s'", f[0]);
+}
+
+static int compare_symbols(const void *a, const void *b)
+{
+	const struct profile_symbol *x = a, *y = b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
 int profile_read(const char *path, struct profile_doc *doc, char *err,
@@ -380,6 +498,8 @@ int profile_read(const char *path, struct profile_doc *doc, char *err,
 		bad(&r, "truncated profile: no end line");
 		goto out;
 	}
+	qsort(doc->symbols, doc->n_symbols, sizeof(*doc->symbols),
+	      compare_symbols);
 	rc = 0;
 out:
 	free(line);
@@ -401,6 +521,13 @@ void profile_doc_free(struct profile_doc *doc)
 	free(doc->regions);
 	free(doc->threads);
 	free(doc->tuples);
+	for (size_t i = 0; i < doc->n_modules; i++)
+		free(doc->modules[i].path);
+	for (size_t i = 0; i < doc->n_symbols; i++)
+		free(doc->symbols[i].name);
+	free(doc->modules);
+	free(doc->symbols);
+	free(doc->cct);
 	free(doc->path);
 	memset(doc, 0, sizeof(*doc));
 }
@@ -422,6 +549,47 @@ const char *profile_region_name(const struct profile_doc *doc, uint32_t id)
 		if (doc->regions[i].id == id)
 			return doc->regions[i].name;
 	return NULL;
+}
+
+const struct profile_module *profile_module(const struct profile_doc *doc,
+					    uint32_t id)
+{
+	if (id < doc->n_modules && doc->modules[id].id == id)
+		return &doc->modules[id];
+	for (size_t i = 0; i < doc->n_modules; i++)
+		if (doc->modules[i].id == id)
+			return &doc->modules[i];
+	return NULL;
+}
+
+
+const char *profile_symbol(struct profile_doc *doc, uint32_t module,
+			   uint64_t offset)
+{
+	struct profile_symbol key = { module, offset, NULL, 0 };
+	const struct profile_symbol *found;
+
+	found = bsearch(&key, doc->symbols, doc->n_symbols,
+			sizeof(*doc->symbols), compare_symbols);
+	if (found)
+		return found->name;
+	/* Written without names (from a signal handler, say): look in the
+	 * module's file, and remember. */
+	const struct profile_module *m = profile_module(doc, module);
+	if (!m)
+		return NULL;
+	struct elf_symbols *symbols = elf_symbols_load(m->path);
+	uintptr_t in_symbol;
+	const char *name = elf_symbols_find(symbols, offset, &in_symbol);
+	if (name) {
+		struct profile_symbol s = { module, offset, xstrdup(name),
+					    in_symbol };
+		APPEND(doc->symbols, doc->n_symbols, s);
+		qsort(doc->symbols, doc->n_symbols, sizeof(*doc->symbols),
+		      compare_symbols);
+	}
+	elf_symbols_free(symbols);
+	return name ? profile_symbol(doc, module, offset) : NULL;
 }
 
 const struct profile_thread *profile_thread(const struct profile_doc *doc,

@@ -41,6 +41,32 @@ struct profile_tuple {
 	struct tuple_data data;
 };
 
+struct profile_module {
+	uint32_t id;
+	uint64_t start, end, base;
+	bool unloaded;
+	char *path;
+};
+
+struct profile_symbol {
+	uint32_t module;
+	uint64_t offset;
+	char *name;
+	uint64_t name_offset;
+};
+
+enum profile_cct_kind { PROFILE_CCT_FRAME, PROFILE_CCT_REGION, PROFILE_CCT_THREAD };
+
+struct profile_cct {
+	uint32_t thread;
+	uint32_t node;
+	bool has_parent;
+	uint32_t parent;
+	enum profile_cct_kind kind;
+	uint64_t a, b; /* frame: module, offset; region: id */
+	uint64_t samples, work, idleness_millionths, overhead, blocked;
+};
+
 struct profile_doc {
 	char *path;
 	struct profile_meta *meta;
@@ -51,6 +77,12 @@ struct profile_doc {
 	size_t n_threads;
 	struct profile_tuple *tuples;
 	size_t n_tuples;
+	struct profile_module *modules;
+	size_t n_modules;
+	struct profile_symbol *symbols; /* sorted by module, offset */
+	size_t n_symbols;
+	struct profile_cct *cct; /* in file order: parents before children */
+	size_t n_cct;
 };
 
 /* @return 0, or -1 with "PATH:LINE: problem" (or "PATH: problem") in
@@ -65,6 +97,15 @@ const char *profile_meta(const struct profile_doc *doc, const char *key);
 const char *profile_region_name(const struct profile_doc *doc, uint32_t id);
 const struct profile_thread *profile_thread(const struct profile_doc *doc,
 					    uint32_t ordinal);
+
+/* The module @id, or NULL. */
+const struct profile_module *profile_module(const struct profile_doc *doc,
+					    uint32_t id);
+
+/* The name of the function at @offset of @module, from the profile's
+ * symbol lines or else from the module's file; NULL if unknown. */
+const char *profile_symbol(struct profile_doc *doc, uint32_t module,
+			   uint64_t offset);
 
 /* Undo the %XX escaping of a name, in place.  @return 0, -1 if malformed. */
 int profile_unescape(char *s);

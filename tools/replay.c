@@ -31,7 +31,7 @@ static int step(struct replay *r, const struct trace_event *e,
 
 	switch (e->op) {
 	case TRACE_CALL:
-		return engine_call(t, e->name, 0, NULL, t->events);
+		return engine_call(t, e->name, 0, NULL, 0, t->events);
 	case TRACE_RETURN:
 		rc = engine_return(t, t->events, &a);
 		if (rc == 0)

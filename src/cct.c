@@ -1,0 +1,129 @@
+/*
+ * cct.c - calling context trees (see cct.h).
+ */
+#include "cct.h"
+
+#include <string.h>
+
+#include "vm.h"
+
+#define BLOCK_BYTES ((size_t)64 << 10)
+
+/* Blocks are chained through their first word, so cct_fini can free
+ * them. */
+static struct cct_node *new_node(struct cct *c)
+{
+	if (!c->block || c->used + sizeof(struct cct_node) > BLOCK_BYTES) {
+		char *block = vm_alloc(BLOCK_BYTES);
+		if (!block)
+			return NULL;
+		*(char **)block = c->block;
+		c->block = block;
+		c->used = 64;
+	}
+	struct cct_node *node = (struct cct_node *)(c->block + c->used);
+	c->used += sizeof(struct cct_node);
+	node->id = c->nodes;
+	/* The profile writer reads the count to size its buffers. */
+	__atomic_store_n(&c->nodes, c->nodes + 1, __ATOMIC_RELAXED);
+	return node;
+}
+
+int cct_init(struct cct *c)
+{
+	struct cct_node *root;
+
+	memset(c, 0, sizeof(*c));
+	root = new_node(c);
+	if (!root)
+		return -1;
+	root->kind = CCT_ROOT;
+	__atomic_store_n(&c->root, root, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void cct_fini(struct cct *c)
+{
+	char *block = c->block;
+
+	while (block) {
+		char *next = *(char **)block;
+		vm_free(block, BLOCK_BYTES);
+		block = next;
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+static struct cct_node *child_of(struct cct *c, struct cct_node *parent,
+				 const struct cct_step *step)
+{
+	struct cct_node *n;
+
+	for (n = __atomic_load_n(&parent->child, __ATOMIC_ACQUIRE); n;
+	     n = __atomic_load_n(&n->sibling, __ATOMIC_ACQUIRE))
+		if (n->key == step->key && n->kind == step->kind)
+			return n;
+	n = new_node(c);
+	if (!n)
+		return NULL;
+	n->parent = parent;
+	n->key = step->key;
+	n->kind = step->kind;
+	n->sibling = parent->child;
+	/* Linked in whole: a reader that finds the node sees it filled. */
+	__atomic_store_n(&parent->child, n, __ATOMIC_RELEASE);
+	return n;
+}
+
+struct cct_node *cct_insert(struct cct *c, const struct cct_step *path,
+			    unsigned n)
+{
+	unsigned same = 0;
+	struct cct_node *node;
+
+	if (n > CCT_MAX_DEPTH)
+		n = CCT_MAX_DEPTH;
+	/* Start from where this path leaves the previous one. */
+	while (same < n && same < c->memo_depth &&
+	       c->memo_steps[same].key == path[same].key &&
+	       c->memo_steps[same].kind == path[same].kind)
+		same++;
+	node = same ? c->memo_nodes[same - 1]
+		    : __atomic_load_n(&c->root, __ATOMIC_RELAXED);
+	for (unsigned i = same; i < n; i++) {
+		node = child_of(c, node, &path[i]);
+		if (!node) {
+			c->memo_depth = i;
+			return NULL;
+		}
+		c->memo_steps[i] = path[i];
+		c->memo_nodes[i] = node;
+	}
+	c->memo_depth = n;
+	return node;
+}
+
+void cct_walk(const struct cct *c,
+	      void (*fn)(void *ctx, const struct cct_node *node), void *ctx)
+{
+	const struct cct_node *root = __atomic_load_n(&c->root,
+						      __ATOMIC_ACQUIRE);
+	const struct cct_node *n;
+
+	if (!root)
+		return;
+	n = __atomic_load_n(&root->child, __ATOMIC_ACQUIRE);
+	/* Depth first, without a stack: down to the first child, else on to
+	 * the next sibling of the nearest ancestor that has one. */
+	while (n) {
+		fn(ctx, n);
+		const struct cct_node *next =
+			__atomic_load_n(&n->child, __ATOMIC_ACQUIRE);
+		while (!next && n && n != root) {
+			next = __atomic_load_n(&n->sibling, __ATOMIC_ACQUIRE);
+			if (!next)
+				n = n->parent;
+		}
+		n = next;
+	}
+}

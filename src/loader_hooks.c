@@ -1,0 +1,63 @@
+/*
+ * loader_hooks.c - the dynamic loader: the module table follows dlopen and
+ * dlclose, and while a thread is inside the loader (whose lock unwinding
+ * takes) a sample that interrupts it is dropped rather than unwound.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+
+#include "modules.h"
+#include "real.h"
+#include "region.h"
+#include "runtime.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static bool active(void)
+{
+	return atomic_load_explicit(&runtime_state, memory_order_relaxed) == 1;
+}
+
+EXPORT void *dlopen(const char *file, int mode)
+{
+	__typeof__(real.dlopen) fn = REAL(dlopen);
+	void *handle;
+
+	modules_loader_enter();
+	handle = fn ? fn(file, mode) : NULL;
+	modules_loader_leave();
+	if (handle && active())
+		modules_refresh();
+	return handle;
+}
+
+EXPORT int dlclose(void *handle)
+{
+	__typeof__(real.dlclose) fn = REAL(dlclose);
+	int rc;
+
+	modules_loader_enter();
+	rc = fn ? fn(handle) : (errno = ENOSYS, -1);
+	modules_loader_leave();
+	/* A name cached by its address may now be gone, and its address
+	 * reused for another text. */
+	region_cache_invalidate();
+	if (active())
+		modules_refresh();
+	return rc;
+}
+
+EXPORT int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t,
+					   void *),
+			   void *data)
+{
+	__typeof__(real.dl_iterate_phdr) fn = REAL(dl_iterate_phdr);
+	int rc;
+
+	modules_loader_enter();
+	rc = fn ? fn(callback, data) : 0;
+	modules_loader_leave();
+	return rc;
+}

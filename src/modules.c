@@ -1,0 +1,214 @@
+/*
+ * modules.c - the objects loaded in the process, over the whole run (see
+ * modules.h).
+ */
+#define _GNU_SOURCE
+#include "modules.h"
+
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sort.h"
+#include "vm.h"
+
+#define MAX_MODULES 65536
+#define PATH_ARENA_BYTES ((size_t)16 << 20)
+
+/* One executable address range of a loaded module. */
+struct range {
+	uintptr_t start, end;
+	uintptr_t base;
+	uint32_t id;
+};
+
+/* The loaded modules' ranges, sorted by start: replaced, never changed. */
+struct snapshot {
+	size_t n;
+	struct range range[];
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct module *records; /* by id */
+static atomic_uint n_records;
+static char *path_arena;
+static size_t path_used;
+static _Atomic(struct snapshot *) current;
+
+static __thread unsigned in_loader __attribute__((tls_model("initial-exec")));
+
+void modules_loader_enter(void)
+{
+	in_loader++;
+}
+
+void modules_loader_leave(void)
+{
+	in_loader--;
+}
+
+bool modules_loader_busy(void)
+{
+	return in_loader != 0;
+}
+
+static const char *keep_path(const char *path)
+{
+	size_t len = strlen(path);
+
+	if (!path_arena) {
+		path_arena = vm_alloc(PATH_ARENA_BYTES);
+		if (!path_arena)
+			return "?";
+	}
+	if (path_used + len + 1 > PATH_ARENA_BYTES)
+		return "?";
+	char *copy = path_arena + path_used;
+	memcpy(copy, path, len + 1);
+	path_used += len + 1;
+	return copy;
+}
+
+struct scan {
+	struct range *ranges;
+	size_t n, capacity;
+	char exe[4096];
+};
+
+/* The record of the object at @base called @path, made if new. */
+static uint32_t record_for(uintptr_t base, const char *path,
+			   uintptr_t start, uintptr_t end)
+{
+	uint32_t n = atomic_load_explicit(&n_records, memory_order_relaxed);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!records[i].unloaded && records[i].base == base &&
+		    !strcmp(records[i].path, path))
+			return i;
+	if (n >= MAX_MODULES)
+		return UINT32_MAX;
+	records[n] = (struct module){ n, false, base, start, end,
+				      keep_path(path) };
+	atomic_store_explicit(&n_records, n + 1, memory_order_release);
+	return n;
+}
+
+static int collect(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct scan *s = data;
+	uintptr_t start = UINTPTR_MAX, end = 0;
+
+	(void)size;
+	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (lo < start)
+			start = lo;
+		if (lo + ph->p_memsz > end)
+			end = lo + ph->p_memsz;
+	}
+	if (start >= end || s->n == s->capacity)
+		return 0;
+	/* The main program has no name here; the vDSO has no file. */
+	const char *path = info->dlpi_name;
+	if (!path || !*path)
+		path = s->exe;
+	s->ranges[s->n].start = start;
+	s->ranges[s->n].end = end;
+	s->ranges[s->n].base = info->dlpi_addr;
+	s->ranges[s->n].id = record_for(info->dlpi_addr, path, start, end);
+	if (s->ranges[s->n].id != UINT32_MAX)
+		s->n++;
+	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int count_objects(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)info;
+	(void)size;
+	++*(size_t *)data;
+	return 0;
+}
+
+void modules_refresh(void)
+{
+	struct scan s = { 0 };
+	size_t objects = 0;
+	struct snapshot *snap;
+
+	pthread_mutex_lock(&lock);
+	if (!records)
+		records = vm_alloc(MAX_MODULES * sizeof(*records));
+	/* Snapshots are never freed (a signal handler may be searching an
+	 * old one): make each as small as it can be, with a little room
+	 * for objects loaded meanwhile. */
+	dl_iterate_phdr(count_objects, &objects);
+	s.capacity = objects + 8;
+	snap = vm_alloc(sizeof(*snap) + s.capacity * sizeof(struct range));
+	if (!records || !snap) {
+		pthread_mutex_unlock(&lock);
+		return;
+	}
+	ssize_t len = readlink("/proc/self/exe", s.exe, sizeof(s.exe) - 1);
+	s.exe[len > 0 ? len : 0] = '\0';
+	s.ranges = snap->range;
+	dl_iterate_phdr(collect, &s);
+	/* A module no longer in the list was unloaded. */
+	uint32_t n = atomic_load_explicit(&n_records, memory_order_relaxed);
+	for (uint32_t i = 0; i < n; i++) {
+		bool present = false;
+		for (size_t j = 0; j < s.n && !present; j++)
+			present = s.ranges[j].id == i;
+		if (!present)
+			records[i].unloaded = true;
+	}
+	sort_in_place(s.ranges, s.n, sizeof(s.ranges[0]), by_start);
+	snap->n = s.n;
+	atomic_store_explicit(&current, snap, memory_order_release);
+	pthread_mutex_unlock(&lock);
+}
+
+void modules_init(void)
+{
+	modules_refresh();
+}
+
+bool modules_find(uintptr_t ip, uint32_t *id, uintptr_t *offset)
+{
+	const struct snapshot *snap =
+		atomic_load_explicit(&current, memory_order_acquire);
+	size_t lo = 0, hi;
+
+	if (!snap)
+		return false;
+	hi = snap->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (snap->range[mid].end <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == snap->n || ip < snap->range[lo].start)
+		return false;
+	*id = snap->range[lo].id;
+	*offset = ip - snap->range[lo].base;
+	return true;
+}
+
+const struct module *modules_all(uint32_t *count)
+{
+	*count = atomic_load_explicit(&n_records, memory_order_acquire);
+	return records;
+}

@@ -1,0 +1,51 @@
+/*
+ * modules.h - the objects loaded in the process, over the whole run.
+ *
+ * A sample records a code address as (module, offset): the module's
+ * number and the address relative to the module's load base, which is what
+ * the object file's symbols use.  The table of modules is taken at start
+ * and again after every dlopen and dlclose; a module that is unloaded
+ * keeps its number and entry, so samples taken while it was loaded are
+ * still attributed to it when the profile is written.
+ *
+ * Lookups are made from the sampling signal handler: the current set of
+ * address ranges is an immutable sorted array, replaced (never changed in
+ * place) when the set changes, and old arrays are never freed.
+ */
+#ifndef TRMS_MODULES_H
+#define TRMS_MODULES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* A loaded object, as recorded. */
+struct module {
+	uint32_t id;
+	bool unloaded;      /* gone by dlclose */
+	uintptr_t base;     /* load bias: address = base + ELF address */
+	uintptr_t start, end; /* its executable addresses: [start, end) */
+	const char *path;
+};
+
+/* Take the first table (at start). */
+void modules_init(void);
+
+/* Take the table again (after dlopen or dlclose). */
+void modules_refresh(void);
+
+/* The module containing code address @ip and the offset of @ip in it
+ * (ELF address); async-signal-safe.  @return false if no module holds it. */
+bool modules_find(uintptr_t ip, uint32_t *id, uintptr_t *offset);
+
+/* Every module recorded so far, in id order; the array stays valid. */
+const struct module *modules_all(uint32_t *count);
+
+/* Around the loader's critical sections in the calling thread (dlopen,
+ * dlclose, dl_iterate_phdr): while this thread may hold the loader's lock,
+ * unwinding (which takes it) must not start from a signal handler that
+ * interrupted it. */
+void modules_loader_enter(void);
+void modules_loader_leave(void);
+bool modules_loader_busy(void);
+
+#endif

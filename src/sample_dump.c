@@ -1,0 +1,157 @@
+/*
+ * sample_dump.c - the sampled call trees in the profile: the modules, the
+ * trees of every thread, the names of the functions in them, and what the
+ * sampler says about itself.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "elf_symbols.h"
+#include "modules.h"
+#include "profile_writer.h"
+#include "runtime.h"
+#include "sort.h"
+#include "vm.h"
+
+struct frames {
+	uint64_t *keys;
+	size_t n, capacity, bytes;
+};
+
+struct tree_dump {
+	struct profile_writer *w;
+	uint32_t thread;
+	struct frames *frames;
+};
+
+static const char *kind_name(uint32_t kind)
+{
+	return kind == CCT_FRAME ? "frame" : kind == CCT_REGION ? "region"
+								: "thread";
+}
+
+static void dump_node(void *ctx, const struct cct_node *n)
+{
+	struct tree_dump *d = ctx;
+	struct cct_line l = {
+		.thread = d->thread,
+		.node = n->id,
+		.has_parent = n->parent && n->parent->kind != CCT_ROOT,
+		.parent = n->parent ? n->parent->id : 0,
+		.kind = kind_name(n->kind),
+		.samples = cct_load(&n->samples),
+		.work = cct_load(&n->work),
+		.idleness_millionths = cct_load(&n->idleness),
+		.overhead = cct_load(&n->overhead),
+		.blocked = cct_load(&n->blocked),
+	};
+
+	if (n->kind == CCT_FRAME) {
+		l.a = CCT_FRAME_MODULE(n->key);
+		l.b = CCT_FRAME_OFFSET(n->key);
+		struct frames *f = d->frames;
+		if (f->n < f->capacity)
+			f->keys[f->n++] = n->key;
+	} else if (n->kind == CCT_REGION) {
+		l.a = n->key;
+	}
+	profile_writer_cct(d->w, &l);
+}
+
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Names for every distinct frame, one module's symbol table at a time. */
+static void write_symbols(struct profile_writer *w, struct frames *f)
+{
+	uint32_t n_modules;
+	const struct module *modules = modules_all(&n_modules);
+	struct elf_symbols *symbols = NULL;
+	uint32_t loaded = UINT32_MAX;
+
+	sort_in_place(f->keys, f->n, sizeof(*f->keys), by_key);
+	for (size_t i = 0; i < f->n; i++) {
+		if (i && f->keys[i] == f->keys[i - 1])
+			continue;
+		uint32_t module = CCT_FRAME_MODULE(f->keys[i]);
+		uint64_t offset = CCT_FRAME_OFFSET(f->keys[i]);
+		if (module >= n_modules)
+			continue;
+		if (module != loaded) {
+			elf_symbols_free(symbols);
+			symbols = elf_symbols_load(modules[module].path);
+			loaded = module;
+		}
+		uintptr_t in_symbol;
+		const char *name = elf_symbols_find(symbols, offset, &in_symbol);
+		if (name)
+			profile_writer_symbol(w, module, offset, name,
+					      in_symbol);
+	}
+	elf_symbols_free(symbols);
+}
+
+static void write_totals(struct profile_writer *w)
+{
+	struct sampler_totals s;
+
+	sampler_totals(&s, config.cost == COST_NS ? w->scale : 1.0);
+	if (!s.enabled)
+		return;
+	profile_writer_meta(w, "sample_clock", s.clock);
+	profile_writer_meta(w, "sample_source", s.source);
+	profile_writer_meta_u64(w, "sample_hz", s.hz);
+	profile_writer_meta_u64(w, "sample_signal", (uint64_t)s.signal);
+	profile_writer_meta_u64(w, "samples", s.samples);
+	for (int i = 0; i < SAMPLE_DROPS; i++) {
+		char key[64];
+		snprintf(key, sizeof(key), "samples_dropped_%s",
+			 sampler_drop_name(i));
+		profile_writer_meta_u64(w, key, s.dropped[i]);
+	}
+	profile_writer_meta_u64(w, "samples_unattached", s.unattached);
+	profile_writer_meta_u64(w, "sample_handler_ns", s.handler_ns);
+	profile_writer_meta_u64(w, "sample_cpu_ns", s.cpu_ns);
+	/* The rate delivered: samples per second of sampled CPU time. */
+	if (s.cpu_ns)
+		profile_writer_meta_u64(
+			w, "sample_hz_delivered",
+			(uint64_t)((double)s.samples * 1e9 / (double)s.cpu_ns +
+				   0.5));
+}
+
+/* Called with runtime.lock held. */
+void sample_dump(struct profile_writer *w, bool with_names)
+{
+	uint32_t n_modules;
+	const struct module *modules = modules_all(&n_modules);
+	struct frames frames = { 0 };
+	struct trms_thread *t;
+
+	if (!sampler_active())
+		return;
+	write_totals(w);
+	for (uint32_t i = 0; i < n_modules; i++)
+		profile_writer_module(w, modules[i].id, modules[i].start,
+				      modules[i].end, modules[i].base,
+				      modules[i].unloaded, modules[i].path);
+	cds_list_for_each_entry(t, &runtime.threads, link)
+		frames.capacity += __atomic_load_n(&t->sampler.cct.nodes,
+						   __ATOMIC_RELAXED);
+	frames.bytes = (frames.capacity + 1) * sizeof(*frames.keys);
+	frames.keys = with_names ? vm_alloc(frames.bytes) : NULL;
+	if (!frames.keys)
+		frames.capacity = 0;
+	cds_list_for_each_entry(t, &runtime.threads, link) {
+		struct tree_dump d = { w, t->ordinal, &frames };
+		cct_walk(&t->sampler.cct, dump_node, &d);
+	}
+	if (frames.keys) {
+		write_symbols(w, &frames);
+		vm_free(frames.keys, frames.bytes);
+	}
+}

@@ -1,0 +1,725 @@
+/*
+ * sampler.c - sampling every thread's call stack (see sampler.h).
+ */
+#define _GNU_SOURCE
+#define UNW_LOCAL_ONLY
+#include "sampler.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libunwind.h>
+#include <link.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "modules.h"
+#include "real.h"
+#include "runtime.h"
+#include "vm.h"
+
+#define MAX_FRAMES 256
+/* Threads whose blocked flag a sample looks at, for idleness. */
+#define SLOTS 16384
+#define UNKNOWN_MODULE 0xffffffu
+
+/* A code address range: a synchronisation routine of the C library. */
+struct code_range {
+	uintptr_t start, end;
+};
+
+static struct {
+	bool configured;   /* TRMS_SAMPLE_HZ > 0 */
+	atomic_bool on;
+	atomic_int signal; /* 0 until chosen */
+	bool wall;
+	bool use_perf;     /* perf events work here */
+	unsigned hz;
+	uint64_t period_ns;
+	atomic_ulong unattached;
+	struct code_range sync[16];
+	unsigned n_sync;
+	bool own_module_known;
+	uint32_t own_module;
+} sampler;
+
+/* The live sampled threads, for counting the blocked ones. */
+static _Atomic(struct trms_thread *) slots[SLOTS];
+static atomic_uint slots_used; /* high-water mark */
+
+/* Scratch space for the handler, one per thread: no stack spent on it. */
+struct scratch {
+	uintptr_t ip[MAX_FRAMES];
+	uintptr_t sp[MAX_FRAMES];
+	struct cct_step path[CCT_MAX_DEPTH];
+};
+
+static __thread struct scratch *scratch
+	__attribute__((tls_model("initial-exec")));
+
+/* Deliveries of the sampling signal on this thread. */
+static __thread unsigned deliveries __attribute__((tls_model("initial-exec")));
+
+unsigned sampler_deliveries(void)
+{
+	return deliveries;
+}
+
+const char *sampler_drop_name(enum sample_drop drop)
+{
+	static const char *const names[SAMPLE_DROPS] = {
+		[DROP_IN_LIBRARY] = "in_library",
+		[DROP_IN_LOADER] = "in_loader",
+		[DROP_UNWIND] = "unwind",
+		[DROP_NO_MEMORY] = "no_memory",
+	};
+	return names[drop];
+}
+
+bool sampler_active(void)
+{
+	return sampler.configured;
+}
+
+int sampler_signal(void)
+{
+	return atomic_load_explicit(&sampler.signal, memory_order_relaxed);
+}
+
+/* ---- building a path ---- */
+
+/* The frames of @cursor into @ip/@sp, leaf first; the addresses of
+ * callers point into their call instruction (return address - 1). */
+static unsigned collect_frames(unw_cursor_t *cursor, uintptr_t *ip,
+			       uintptr_t *sp)
+{
+	unsigned n = 0;
+
+	do {
+		unw_word_t pc, stack;
+		if (unw_get_reg(cursor, UNW_REG_IP, &pc) < 0 || pc == 0)
+			break;
+		unw_get_reg(cursor, UNW_REG_SP, &stack);
+		ip[n] = n ? (uintptr_t)pc - 1 : (uintptr_t)pc;
+		sp[n] = (uintptr_t)stack;
+		n++;
+	} while (n < MAX_FRAMES && unw_step(cursor) > 0);
+	return n;
+}
+
+static bool in_own_module(uintptr_t ip)
+{
+	uint32_t module;
+	uintptr_t offset;
+
+	return sampler.own_module_known && modules_find(ip, &module, &offset) &&
+	       module == sampler.own_module;
+}
+
+static struct cct_step frame_step(uintptr_t ip)
+{
+	uint32_t module;
+	uintptr_t offset;
+
+	if (!modules_find(ip, &module, &offset)) {
+		module = UNKNOWN_MODULE;
+		offset = ip;
+	}
+	return (struct cct_step){ CCT_FRAME,
+				  CCT_FRAME_KEY(module, offset &
+							((1ull << 40) - 1)) };
+}
+
+/* @t's path: its creation context, then frames @first..@n-1 of @ip/@sp
+ * from the outermost in, with @t's open regions placed after the frame
+ * that opened each (the deepest frame whose stack pointer is at or above
+ * the one recorded when the region began).  @return the path's length. */
+static unsigned build_path(const struct trms_thread *t, const uintptr_t *ip,
+			   const uintptr_t *sp, unsigned first, unsigned n,
+			   struct cct_step *path, unsigned max)
+{
+	const struct sampler_thread *s = &t->sampler;
+	size_t depth = __atomic_load_n(&t->engine.depth, __ATOMIC_RELAXED);
+	const struct frame *stack = t->engine.stack;
+	size_t region = 1;
+	unsigned len = 0;
+
+	for (unsigned i = 0; i < s->context_len && len < max; i++)
+		path[len++] = s->context[i];
+	for (unsigned i = n; i-- > first && len < max;) {
+		while (region <= depth && sp[i] < stack[region].cfa &&
+		       len < max)
+			path[len++] = (struct cct_step){
+				CCT_REGION, stack[region++].region };
+		if (len < max)
+			path[len++] = frame_step(ip[i]);
+	}
+	while (region <= depth && len < max)
+		path[len++] = (struct cct_step){ CCT_REGION,
+						 stack[region++].region };
+	return len;
+}
+
+/* ---- the handler ---- */
+
+static bool in_sync_routine(uintptr_t ip)
+{
+	for (unsigned i = 0; i < sampler.n_sync; i++)
+		if (ip >= sampler.sync[i].start && ip < sampler.sync[i].end)
+			return true;
+	return false;
+}
+
+/* Threads blocked and working right now (the sampled one works). */
+static void count_threads(double *idle, double *working)
+{
+	unsigned used = atomic_load_explicit(&slots_used, memory_order_acquire);
+	unsigned live = 0, blocked = 0;
+
+	for (unsigned i = 0; i < used; i++) {
+		struct trms_thread *t =
+			atomic_load_explicit(&slots[i], memory_order_acquire);
+		if (!t)
+			continue;
+		live++;
+		blocked += __atomic_load_n(&t->sampler.blocked,
+					   __ATOMIC_RELAXED);
+	}
+	*idle = blocked;
+	*working = live > blocked ? live - blocked : 1;
+}
+
+static void drop(struct sampler_thread *s, enum sample_drop why)
+{
+	cct_add(&s->dropped[why], 1);
+}
+
+static void take_sample(struct trms_thread *t, void *uctx)
+{
+	struct sampler_thread *s = &t->sampler;
+	struct scratch *x = scratch;
+	unw_cursor_t cursor;
+
+	if (!x) {
+		drop(s, DROP_NO_MEMORY);
+		return;
+	}
+	if (unw_init_local2(&cursor, (unw_context_t *)uctx,
+			    UNW_INIT_SIGNAL_FRAME) < 0) {
+		drop(s, DROP_UNWIND);
+		return;
+	}
+	unsigned n = collect_frames(&cursor, x->ip, x->sp);
+	if (!n) {
+		drop(s, DROP_UNWIND);
+		return;
+	}
+	if (in_own_module(x->ip[0])) {
+		drop(s, DROP_IN_LIBRARY);
+		return;
+	}
+	unsigned len = build_path(t, x->ip, x->sp, 0, n, x->path,
+				  CCT_MAX_DEPTH);
+	struct cct_node *leaf = cct_insert(&s->cct, x->path, len);
+	if (!leaf) {
+		drop(s, DROP_NO_MEMORY);
+		return;
+	}
+	cct_add(&leaf->samples, 1);
+	if (__atomic_load_n(&s->blocked, __ATOMIC_RELAXED)) {
+		cct_add(&leaf->blocked, 1);
+	} else {
+		double idle, working;
+		count_threads(&idle, &working);
+		cct_add(&leaf->work, 1);
+		cct_add_idleness(leaf, idle / working);
+		if (in_sync_routine(x->ip[0]))
+			cct_add(&leaf->overhead, 1);
+	}
+	cct_add(&s->samples, 1);
+}
+
+static void on_sample(int sig, siginfo_t *info, void *uctx)
+{
+	int saved_errno = errno;
+	struct trms_thread *t = thread_current;
+
+	(void)sig;
+	(void)info;
+	deliveries++;
+	if (!t) {
+		atomic_fetch_add_explicit(&sampler.unattached, 1,
+					  memory_order_relaxed);
+		errno = saved_errno;
+		return;
+	}
+	uint64_t start = clock_ticks();
+	struct sampler_thread *s = &t->sampler;
+	if (!atomic_load_explicit(&sampler.on, memory_order_relaxed))
+		; /* a signal still in flight when sampling was turned off */
+	else if (t->busy)
+		drop(s, DROP_IN_LIBRARY);
+	else if (modules_loader_busy())
+		drop(s, DROP_IN_LOADER);
+	else
+		take_sample(t, uctx);
+	cct_add(&s->handler_ticks, clock_ticks() - start);
+	errno = saved_errno;
+}
+
+static void on_toggle(int sig)
+{
+	(void)sig;
+	sampler_set_enabled(!atomic_load(&sampler.on));
+}
+
+/* ---- timers ---- */
+
+static clockid_t thread_cpu_clock(pid_t tid)
+{
+	/* The kernel's encoding of a thread's CPU clock
+	 * (CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED). */
+	return ((~(clockid_t)tid) << 3) | 6;
+}
+
+/* The profile writer reads another thread's tid and CPU time while that
+ * thread may be setting them: both are single words, loaded and stored
+ * atomically. */
+uint64_t sampler_thread_cpu_ns(const struct sampler_thread *s)
+{
+	uint64_t cpu_ns = __atomic_load_n(&s->cpu_ns, __ATOMIC_RELAXED);
+	pid_t tid = __atomic_load_n(&s->tid, __ATOMIC_RELAXED);
+	struct timespec ts;
+
+	if (cpu_ns || !tid || clock_gettime(thread_cpu_clock(tid), &ts) != 0)
+		return cpu_ns;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int open_perf(pid_t tid, int sig)
+{
+	struct perf_event_attr pe;
+	struct f_owner_ex owner = { F_OWNER_TID, tid };
+	struct rlimit limit;
+	int fd;
+
+	memset(&pe, 0, sizeof(pe));
+	pe.type = PERF_TYPE_SOFTWARE;
+	pe.size = sizeof(pe);
+	pe.config = PERF_COUNT_SW_TASK_CLOCK;
+	pe.sample_period = sampler.period_ns;
+	pe.disabled = 1;
+	pe.exclude_kernel = 1;
+	pe.exclude_hv = 1;
+	pe.wakeup_events = 1;
+	fd = (int)syscall(SYS_perf_event_open, &pe, tid, -1, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* Out of the way of the low descriptors the program counts on. */
+	if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur > 1024) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC,
+				 (int)(limit.rlim_cur / 2 > 65536
+					       ? 65536
+					       : limit.rlim_cur / 2));
+		if (high >= 0) {
+			close(fd);
+			fd = high;
+		}
+	}
+	if (fcntl(fd, F_SETFL, O_ASYNC) || fcntl(fd, F_SETSIG, sig) ||
+	    fcntl(fd, F_SETOWN_EX, &owner)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void timer_run(struct sampler_thread *s, bool run)
+{
+	struct itimerspec spec = { 0 };
+
+	if (run) {
+		spec.it_value.tv_sec = (time_t)(sampler.period_ns / 1000000000u);
+		spec.it_value.tv_nsec = (long)(sampler.period_ns % 1000000000u);
+		spec.it_interval = spec.it_value;
+	}
+	timer_settime(s->timer, 0, &spec, NULL);
+}
+
+static bool make_timer(struct sampler_thread *s, int sig)
+{
+	struct sigevent sev;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = sig;
+	sev._sigev_un._tid = s->tid;
+	return timer_create(sampler.wall ? CLOCK_MONOTONIC
+					 : thread_cpu_clock(s->tid),
+			    &sev, &s->timer) == 0;
+}
+
+/* Start or stop @s's timer as sampling is now on or off. */
+static void run(struct sampler_thread *s, bool on)
+{
+	if (s->perf_fd >= 0)
+		ioctl(s->perf_fd,
+		      on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	else if (s->has_timer)
+		timer_run(s, on);
+}
+
+static void arm(struct sampler_thread *s)
+{
+	int sig = sampler_signal();
+
+	s->perf_fd = -1;
+	s->has_timer = false;
+	if (!sig)
+		return;
+	if (sampler.use_perf)
+		s->perf_fd = open_perf(s->tid, sig);
+	if (s->perf_fd < 0)
+		s->has_timer = make_timer(s, sig);
+	run(s, atomic_load(&sampler.on));
+}
+
+static void disarm(struct sampler_thread *s)
+{
+	if (s->perf_fd >= 0) {
+		ioctl(s->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+		close(s->perf_fd);
+		s->perf_fd = -1;
+	}
+	if (s->has_timer) {
+		timer_delete(s->timer);
+		s->has_timer = false;
+	}
+}
+
+/* ---- signals ---- */
+
+/* The highest real-time signal that nobody handles, other than @avoid. */
+static int free_signal(int avoid)
+{
+	for (int sig = SIGRTMAX; sig >= SIGRTMIN; sig--) {
+		struct sigaction old;
+		if (sig == avoid || sig == config.sample_toggle_signal)
+			continue;
+		if (REAL(sigaction)(sig, NULL, &old) == 0 &&
+		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			return sig;
+	}
+	return 0;
+}
+
+static bool install_handler(int sig)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sample;
+	/* Restart the calls the kernel can restart; the others are
+	 * wrapped (blocking_hooks.c). */
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	return REAL(sigaction)(sig, &sa, NULL) == 0;
+}
+
+static void for_each_slot(void (*fn)(struct trms_thread *t, void *ctx),
+			  void *ctx)
+{
+	unsigned used = atomic_load(&slots_used);
+
+	for (unsigned i = 0; i < used; i++) {
+		struct trms_thread *t = atomic_load(&slots[i]);
+		if (t)
+			fn(t, ctx);
+	}
+}
+
+static void retarget(struct trms_thread *t, void *ctx)
+{
+	int sig = *(int *)ctx;
+	struct sampler_thread *s = &t->sampler;
+
+	if (s->perf_fd >= 0) {
+		fcntl(s->perf_fd, F_SETSIG, sig);
+	} else if (s->has_timer) {
+		timer_delete(s->timer);
+		s->has_timer = make_timer(s, sig);
+		if (s->has_timer)
+			timer_run(s, atomic_load(&sampler.on));
+	}
+}
+
+bool sampler_yield_signal(int sig)
+{
+	if (!sig || sig != sampler_signal())
+		return false;
+	int fresh = free_signal(sig);
+	if (!fresh || !install_handler(fresh)) {
+		log_internal("the program takes signal %d, which sampling "
+			     "used, and no other is free: sampling stopped",
+			     sig);
+		sampler_set_enabled(false);
+		atomic_store(&sampler.signal, 0);
+		return true;
+	}
+	atomic_store(&sampler.signal, fresh);
+	for_each_slot(retarget, &fresh);
+	log_debug("the program takes signal %d: sampling moved to %d", sig,
+		  fresh);
+	return true;
+}
+
+static void run_slot(struct trms_thread *t, void *ctx)
+{
+	run(&t->sampler, *(bool *)ctx);
+}
+
+void sampler_set_enabled(bool on)
+{
+	if (!sampler.configured || !sampler_signal())
+		return;
+	atomic_store(&sampler.on, on);
+	for_each_slot(run_slot, &on);
+}
+
+/* ---- threads ---- */
+
+static void take_slot(struct trms_thread *t)
+{
+	for (unsigned i = 0; i < SLOTS; i++) {
+		struct trms_thread *expected = NULL;
+		if (atomic_compare_exchange_strong(&slots[i], &expected, t)) {
+			unsigned used = atomic_load(&slots_used);
+			while (used < i + 1 &&
+			       !atomic_compare_exchange_weak(&slots_used, &used,
+							     i + 1))
+				;
+			return;
+		}
+	}
+}
+
+static void leave_slot(struct trms_thread *t)
+{
+	unsigned used = atomic_load(&slots_used);
+
+	for (unsigned i = 0; i < used; i++) {
+		struct trms_thread *expected = t;
+		if (atomic_compare_exchange_strong(&slots[i], &expected, NULL))
+			return;
+	}
+}
+
+void sampler_thread_start(struct trms_thread *t, const struct cct_step *context,
+			  unsigned context_len)
+{
+	struct sampler_thread *s = &t->sampler;
+
+	__atomic_store_n(&s->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	s->perf_fd = -1;
+	if (context_len > SAMPLER_CONTEXT_MAX - 1)
+		context_len = SAMPLER_CONTEXT_MAX - 1;
+	memcpy(s->context, context, context_len * sizeof(*context));
+	s->context[context_len] = (struct cct_step){ CCT_THREAD, 0 };
+	s->context_len = context_len + 1;
+	if (!sampler.configured)
+		return;
+	if (cct_init(&s->cct)) {
+		log_internal("no memory for a thread's call tree; it is not "
+			     "sampled");
+		return;
+	}
+	if (!scratch)
+		scratch = vm_alloc(sizeof(*scratch));
+	take_slot(t);
+	arm(s);
+}
+
+void sampler_thread_stop(struct trms_thread *t)
+{
+	struct sampler_thread *s = &t->sampler;
+
+	if (!sampler.configured)
+		return;
+	disarm(s);
+	leave_slot(t);
+	uint64_t cpu_ns = sampler_thread_cpu_ns(s);
+	__atomic_store_n(&s->cpu_ns, cpu_ns ? cpu_ns : 1, __ATOMIC_RELAXED);
+}
+
+unsigned sampler_capture_context(struct trms_thread *t, struct cct_step *steps,
+				 unsigned max)
+{
+	struct scratch *x = scratch;
+	unw_context_t uc;
+	unw_cursor_t cursor;
+
+	if (!sampler.configured || !x || unw_getcontext(&uc) ||
+	    unw_init_local(&cursor, &uc))
+		return 0;
+	unsigned n = collect_frames(&cursor, x->ip, x->sp);
+	/* Leave out the library's own frames (this function and the
+	 * pthread_create hook). */
+	unsigned first = 0;
+	while (first < n && in_own_module(x->ip[first]))
+		first++;
+	if (!sampler.own_module_known)
+		first = n > 2 ? 2 : n;
+	return build_path(t, x->ip, x->sp, first, n, steps, max);
+}
+
+static void close_slot_fd(struct trms_thread *t, void *ctx)
+{
+	struct trms_thread *self = ctx;
+
+	/* The descriptors came with the copied memory and file table:
+	 * they count the parent's threads. */
+	if (t->sampler.perf_fd >= 0)
+		close(t->sampler.perf_fd);
+	t->sampler.perf_fd = -1;
+	t->sampler.has_timer = false; /* timers are not inherited */
+	if (t != self)
+		leave_slot(t);
+}
+
+void sampler_after_fork_child(struct trms_thread *self)
+{
+	if (!sampler.configured)
+		return;
+	for_each_slot(close_slot_fd, self);
+	if (!self)
+		return;
+	__atomic_store_n(&self->sampler.tid, (pid_t)syscall(SYS_gettid),
+			 __ATOMIC_RELAXED);
+	self->sampler.samples = 0;
+	memset(self->sampler.dropped, 0, sizeof(self->sampler.dropped));
+	self->sampler.handler_ticks = 0;
+	cct_fini(&self->sampler.cct);
+	cct_init(&self->sampler.cct);
+	arm(&self->sampler);
+}
+
+/* ---- start ---- */
+
+static void note_sync_routines(void)
+{
+	static const char *const names[] = {
+		"pthread_mutex_lock", "pthread_mutex_timedlock",
+		"pthread_cond_wait", "pthread_cond_timedwait",
+		"pthread_rwlock_rdlock", "pthread_rwlock_wrlock",
+		"pthread_spin_lock", "pthread_barrier_wait", "pthread_join",
+		"sem_wait", "sem_timedwait",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) &&
+			   sampler.n_sync < 16;
+	     i++) {
+		void *p = dlsym(RTLD_NEXT, names[i]);
+		Dl_info info;
+		const ElfW(Sym) *sym = NULL;
+		if (!p || !dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) ||
+		    !sym)
+			continue;
+		sampler.sync[sampler.n_sync].start = (uintptr_t)p;
+		sampler.sync[sampler.n_sync].end =
+			(uintptr_t)p + (sym->st_size ? sym->st_size : 1);
+		sampler.n_sync++;
+	}
+}
+
+static void note_own_module(void)
+{
+	Dl_info info;
+	uintptr_t offset;
+
+	/* Only a shared library of its own can be told apart from the
+	 * program's code. */
+	if (dladdr((void *)sampler_start, &info) && info.dli_fname &&
+	    strstr(info.dli_fname, ".so") &&
+	    modules_find((uintptr_t)sampler_start, &sampler.own_module,
+			 &offset))
+		sampler.own_module_known = true;
+}
+
+static bool perf_works(void)
+{
+	int fd = open_perf((pid_t)syscall(SYS_gettid), sampler_signal());
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+void sampler_start(void)
+{
+	modules_init();
+	sampler.hz = config.sample_hz;
+	sampler.wall = config.sample_wall;
+	sampler.configured = sampler.hz > 0;
+	if (!sampler.configured)
+		return;
+	sampler.period_ns = 1000000000u / sampler.hz;
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	note_sync_routines();
+	note_own_module();
+	int sig = free_signal(0);
+	if (!sig || !install_handler(sig)) {
+		log_internal("no free real-time signal: call stacks are not "
+			     "sampled");
+		sampler.configured = false;
+		return;
+	}
+	atomic_store(&sampler.signal, sig);
+	sampler.use_perf = !sampler.wall && perf_works();
+	atomic_store(&sampler.on, true);
+	if (config.sample_toggle_signal) {
+		struct sigaction sa, old;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_toggle;
+		sa.sa_flags = SA_RESTART;
+		if (REAL(sigaction)(config.sample_toggle_signal, NULL, &old) ==
+			    0 &&
+		    old.sa_handler == SIG_DFL)
+			REAL(sigaction)(config.sample_toggle_signal, &sa, NULL);
+	}
+	log_info("sampling call stacks at %u Hz of %s time (%s, signal %d)",
+		 sampler.hz, sampler.wall ? "wall" : "CPU",
+		 sampler.use_perf ? "perf_event" : "POSIX timer", sig);
+}
+
+/* ---- totals ---- */
+
+void sampler_totals(struct sampler_totals *out, double ns_per_tick)
+{
+	struct trms_thread *t;
+
+	memset(out, 0, sizeof(*out));
+	out->enabled = sampler.configured;
+	out->clock = sampler.wall ? "wall" : "cpu";
+	out->source = sampler.use_perf ? "perf_event" : "posix_timer";
+	out->hz = sampler.hz;
+	out->signal = sampler_signal();
+	out->unattached = atomic_load(&sampler.unattached);
+	/* Called with runtime.lock held: every thread, live or dead. */
+	cds_list_for_each_entry(t, &runtime.threads, link) {
+		const struct sampler_thread *s = &t->sampler;
+		out->samples += cct_load(&s->samples);
+		for (int i = 0; i < SAMPLE_DROPS; i++)
+			out->dropped[i] += cct_load(&s->dropped[i]);
+		out->handler_ns += (uint64_t)((double)cct_load(
+						      &s->handler_ticks) *
+					      ns_per_tick);
+		out->cpu_ns += sampler_thread_cpu_ns(s);
+	}
+}
