@@ -172,6 +172,19 @@ TRMS_API int trms_enable(void);
 TRMS_API int trms_disable(void);
 
 /*
+ * trms_sampling_enable, trms_sampling_disable - resume or pause the
+ * sampling of call stacks for the whole process (every thread's timer).
+ * Sampling starts enabled when TRMS_SAMPLE_HZ is above 0 (the default);
+ * with TRMS_SAMPLE_HZ=0 these calls do nothing.  Sending the process the
+ * signal named by TRMS_SAMPLE_SIGNAL toggles the same switch.
+ *
+ * @return 0 (also when already in the requested state).
+ * Thread-safety: thread-safe, and async-signal-safe.
+ */
+TRMS_API int trms_sampling_enable(void);
+TRMS_API int trms_sampling_disable(void);
+
+/*
  * Scoped regions (GCC and Clang).  Both forms end the region however the
  * scope is left: falling off the end, break, return or goto.
  *

@@ -321,6 +321,18 @@ static int set_enabled(bool on)
 	return 0;
 }
 
+int trms_sampling_enable(void)
+{
+	sampler_set_enabled(true);
+	return 0;
+}
+
+int trms_sampling_disable(void)
+{
+	sampler_set_enabled(false);
+	return 0;
+}
+
 int trms_enable(void)
 {
 	return set_enabled(true);

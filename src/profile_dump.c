@@ -88,6 +88,32 @@ static void write_meta(struct profile_writer *w)
 	profile_writer_meta(w, "library", TRMS_VERSION_TEXT);
 }
 
+/* What TRMS_VERBOSE=1 says of sampling at exit. */
+static void log_sampling_summary(void)
+{
+	struct sampler_totals s;
+	uint64_t dropped = 0;
+
+	if (log_verbosity < 1 || !sampler_active())
+		return;
+	pthread_mutex_lock(&runtime.lock);
+	sampler_totals(&s, config.cost == COST_NS ? clock_ns_per_tick() : 1.0);
+	pthread_mutex_unlock(&runtime.lock);
+	for (int i = 0; i < SAMPLE_DROPS; i++)
+		dropped += s.dropped[i];
+	log_info("%llu samples at %.0f Hz of %s time (asked %u Hz), %llu "
+		 "dropped (in library %llu, in loader %llu, unwinding %llu, "
+		 "memory %llu), %.3f ms in the handler",
+		 (unsigned long long)s.samples,
+		 s.cpu_ns ? (double)s.samples * 1e9 / (double)s.cpu_ns : 0.0,
+		 s.clock, s.hz, (unsigned long long)dropped,
+		 (unsigned long long)s.dropped[DROP_IN_LIBRARY],
+		 (unsigned long long)s.dropped[DROP_IN_LOADER],
+		 (unsigned long long)s.dropped[DROP_UNWIND],
+		 (unsigned long long)s.dropped[DROP_NO_MEMORY],
+		 (double)s.handler_ns / 1e6);
+}
+
 /* Take @m; in an abrupt write (a signal handler may have interrupted the
  * lock's owner, perhaps in this very thread) only try for a while. */
 static bool take(pthread_mutex_t *m, enum write_reason reason)
@@ -213,9 +239,11 @@ out:
 			     strerror(-rc));
 out_quiet:
 	pthread_mutex_unlock(&runtime.flush_lock);
-	if (!rc && reason != WRITE_FLUSH)
+	if (!rc && reason != WRITE_FLUSH) {
 		log_info("profile written to %s (shadow memory %zu KiB)", path,
 			 engine_shadow_bytes(&runtime.engine) >> 10);
+		log_sampling_summary();
+	}
 	if (reason != WRITE_FLUSH || rc)
 		run_report_note(path, rc);
 	return rc;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cct_view.h"
 #include "commands.h"
 #include "profile_reader.h"
 #include "../src/profile_writer.h"
@@ -22,9 +23,25 @@ static const char usage[] =
 	"\n"
 	"Without options: one line per region, ranked by total cost, with\n"
 	"its activations, distinct input sizes, largest input and the share\n"
-	"of its input that came from other threads and from outside.\n"
+	"of its input that came from other threads and from outside; then,\n"
+	"if call stacks were sampled, the functions with most samples.\n"
 	"\n"
 	"Options:\n"
+	"  --tree      the sampled calling context tree, top-down: per node\n"
+	"              its share of all samples (total), samples that ended\n"
+	"              there (self), and over its subtree the samples of a\n"
+	"              working thread (work), the idleness charged to them\n"
+	"              (blocked threads per working thread), those in\n"
+	"              synchronisation calls (overhead) and those of blocked\n"
+	"              threads (blocked, with TRMS_SAMPLE_CLOCK=wall).\n"
+	"              Regions show as [name]; a thread's own path starts at\n"
+	"              (thread start), below its creation context\n"
+	"  --folded    the sampled stacks as collapsed stacks, one line per\n"
+	"              distinct stack: frame;frame;...;frame count\n"
+	"  --threads   with --tree or --folded: one tree per thread instead of\n"
+	"              all threads merged\n"
+	"  --min P     with --tree: leave out nodes under P%% of all samples\n"
+	"              (default 1)\n"
 	"  --tuples    print every tuple as tab-separated values, one per\n"
 	"              line, under the header line\n"
 	"              region thread metric n count min max sum sumsq "
@@ -202,10 +219,15 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "tuples", no_argument, NULL, 't' },
+		{ "tree", no_argument, NULL, 'T' },
+		{ "folded", no_argument, NULL, 'F' },
+		{ "threads", no_argument, NULL, 'P' },
+		{ "min", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool tuples = false;
+	bool tuples = false, tree = false, folded = false, per_thread = false;
+	double min_percent = 1.0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -213,6 +235,23 @@ int cmd_report(int argc, char **argv)
 		case 't':
 			tuples = true;
 			break;
+		case 'T':
+			tree = true;
+			break;
+		case 'F':
+			folded = true;
+			break;
+		case 'P':
+			per_thread = true;
+			break;
+		case 'm': {
+			char *end;
+			min_percent = strtod(optarg, &end);
+			if (*end || min_percent < 0 || min_percent > 100)
+				return usage_error("report",
+						   "--min takes a percentage");
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -269,11 +308,41 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	merge_rows(&rows);
-	if (tuples)
+	if (tuples) {
 		print_tuples(&rows);
-	else
-		print_summary(&rows, !strcmp(unit, "events") ? "total events"
-							       : "total ns");
+	} else if (tree || folded) {
+		struct view v;
+		view_init(&v, per_thread);
+		for (size_t i = 0; i < n_docs; i++)
+			view_add(&v, &docs[i]);
+		view_finish(&v);
+		if (tree)
+			view_print_tree(&v, stdout, min_percent);
+		else
+			view_print_folded(&v, stdout);
+		view_free(&v);
+	} else {
+		struct view v;
+		if (rows.n)
+			print_summary(&rows, !strcmp(unit, "events")
+						     ? "total events"
+						     : "total ns");
+		view_init(&v, false);
+		for (size_t i = 0; i < n_docs; i++)
+			view_add(&v, &docs[i]);
+		view_finish(&v);
+		if (v.root.total_samples) {
+			printf("%s%" PRIu64 " call-stack samples; the functions "
+			       "where most ended (trms report --tree for the "
+			       "paths):\n",
+			       rows.n ? "\n" : "", v.root.total_samples);
+			view_print_hot(&v, stdout, 15);
+		} else if (!rows.n) {
+			printf("no regions and no call-stack samples in this "
+			       "profile\n");
+		}
+		view_free(&v);
+	}
 out:
 	for (size_t i = 0; i < n_docs; i++)
 		profile_doc_free(&docs[i]);

@@ -1,0 +1,321 @@
+/*
+ * cct_view.c - merged calling context trees for display (see cct_view.h).
+ */
+#define _GNU_SOURCE
+#include "cct_view.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q) {
+		fprintf(stderr, "trms: out of memory\n");
+		exit(1);
+	}
+	return q;
+}
+
+void view_init(struct view *v, bool per_thread)
+{
+	memset(v, 0, sizeof(*v));
+	v->root.label = strdup("all");
+	v->per_thread = per_thread;
+}
+
+static void free_node(struct view_node *n)
+{
+	for (size_t i = 0; i < n->n_children; i++) {
+		free_node(n->children[i]);
+		free(n->children[i]);
+	}
+	free(n->children);
+	free(n->label);
+}
+
+void view_free(struct view *v)
+{
+	free_node(&v->root);
+}
+
+static struct view_node *child(struct view_node *parent, const char *label)
+{
+	for (size_t i = 0; i < parent->n_children; i++)
+		if (!strcmp(parent->children[i]->label, label))
+			return parent->children[i];
+	if (parent->n_children == parent->cap_children) {
+		parent->cap_children = parent->cap_children
+					       ? 2 * parent->cap_children
+					       : 4;
+		parent->children = xrealloc(parent->children,
+					    parent->cap_children *
+						    sizeof(*parent->children));
+	}
+	struct view_node *n = xrealloc(NULL, sizeof(*n));
+	memset(n, 0, sizeof(*n));
+	n->label = strdup(label);
+	n->parent = parent;
+	parent->children[parent->n_children++] = n;
+	return n;
+}
+
+static const char *thread_label(const struct profile_doc *doc, uint32_t id,
+				char *buf, size_t len)
+{
+	const struct profile_thread *th = profile_thread(doc, id);
+
+	if (th && th->name)
+		snprintf(buf, len, "thread %" PRIu32 " (%s)", id, th->name);
+	else
+		snprintf(buf, len, "thread %" PRIu32, id);
+	return buf;
+}
+
+/* What a person reads for a node. */
+static const char *label(struct profile_doc *doc, const struct profile_cct *c,
+			 char *buf, size_t len)
+{
+	switch (c->kind) {
+	case PROFILE_CCT_REGION:
+		snprintf(buf, len, "[%s]",
+			 profile_region_name(doc, (uint32_t)c->a));
+		return buf;
+	case PROFILE_CCT_THREAD:
+		return "(thread start)";
+	case PROFILE_CCT_FRAME:
+		break;
+	}
+	const char *name = profile_symbol(doc, (uint32_t)c->a, c->b);
+	if (name)
+		return name;
+	const struct profile_module *m = profile_module(doc, (uint32_t)c->a);
+	const char *file = m ? strrchr(m->path, '/') : NULL;
+	snprintf(buf, len, "%s+0x%" PRIx64,
+		 m ? (file ? file + 1 : m->path) : "?", c->b);
+	return buf;
+}
+
+void view_add(struct view *v, struct profile_doc *doc)
+{
+	/* The view node of each tree node, by thread and node number. */
+	struct view_node ***map = NULL;
+	size_t *map_len = NULL;
+	uint32_t threads = 0;
+	char buf[512], name[128];
+
+	for (size_t i = 0; i < doc->n_cct; i++)
+		if (doc->cct[i].thread + 1 > threads)
+			threads = doc->cct[i].thread + 1;
+	map = calloc(threads + 1, sizeof(*map));
+	map_len = calloc(threads + 1, sizeof(*map_len));
+	if (!map || !map_len) {
+		fprintf(stderr, "trms: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < doc->n_cct; i++) {
+		const struct profile_cct *c = &doc->cct[i];
+		struct view_node *parent = NULL;
+		if (c->has_parent && c->parent < map_len[c->thread])
+			parent = map[c->thread][c->parent];
+		if (!parent)
+			parent = v->per_thread
+					 ? child(&v->root,
+						 thread_label(doc, c->thread,
+							      name,
+							      sizeof(name)))
+					 : &v->root;
+		struct view_node *n = child(parent, label(doc, c, buf,
+							  sizeof(buf)));
+		if (c->node >= map_len[c->thread]) {
+			size_t len = 2 * (size_t)c->node + 16;
+			map[c->thread] = xrealloc(map[c->thread],
+						  len * sizeof(**map));
+			memset(map[c->thread] + map_len[c->thread], 0,
+			       (len - map_len[c->thread]) * sizeof(**map));
+			map_len[c->thread] = len;
+		}
+		map[c->thread][c->node] = n;
+		n->samples += c->samples;
+		n->work += c->work;
+		n->overhead += c->overhead;
+		n->blocked += c->blocked;
+		n->idleness += (double)c->idleness_millionths / 1e6;
+	}
+	for (uint32_t t = 0; t < threads; t++)
+		free(map[t]);
+	free(map);
+	free(map_len);
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct view_node *x = *(struct view_node *const *)a;
+	const struct view_node *y = *(struct view_node *const *)b;
+
+	if (x->total_samples != y->total_samples)
+		return x->total_samples > y->total_samples ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+static void finish(struct view_node *n)
+{
+	n->total_samples = n->samples;
+	n->total_work = n->work;
+	n->total_overhead = n->overhead;
+	n->total_blocked = n->blocked;
+	n->total_idleness = n->idleness;
+	for (size_t i = 0; i < n->n_children; i++) {
+		struct view_node *c = n->children[i];
+		finish(c);
+		n->total_samples += c->total_samples;
+		n->total_work += c->total_work;
+		n->total_overhead += c->total_overhead;
+		n->total_blocked += c->total_blocked;
+		n->total_idleness += c->total_idleness;
+	}
+	qsort(n->children, n->n_children, sizeof(*n->children), by_total);
+}
+
+void view_finish(struct view *v)
+{
+	finish(&v->root);
+}
+
+static void print_node(const struct view_node *n, FILE *out, unsigned depth,
+		       double total, double min_percent)
+{
+	double percent = total ? 100.0 * (double)n->total_samples / total : 0;
+
+	if (percent < min_percent)
+		return;
+	fprintf(out, "%6.1f%% %7" PRIu64 " %7" PRIu64 " %9.1f %8" PRIu64
+		     " %7" PRIu64 "  %*s%s\n",
+		percent, n->samples, n->total_work, n->total_idleness,
+		n->total_overhead, n->total_blocked, (int)(2 * depth), "",
+		n->label);
+	for (size_t i = 0; i < n->n_children; i++)
+		print_node(n->children[i], out, depth + 1, total, min_percent);
+}
+
+void view_print_tree(const struct view *v, FILE *out, double min_percent)
+{
+	double total = (double)v->root.total_samples;
+
+	fprintf(out, "%7s %7s %7s %9s %8s %7s  %s\n", "total", "self", "work",
+		"idleness", "overhead", "blocked", "calling context");
+	for (size_t i = 0; i < v->root.n_children; i++)
+		print_node(v->root.children[i], out, 0, total, min_percent);
+}
+
+static void print_folded(const struct view_node *n, FILE *out, char **path,
+			 size_t depth)
+{
+	path[depth] = n->label;
+	if (n->samples) {
+		for (size_t i = 0; i <= depth; i++) {
+			if (i)
+				fputc(';', out);
+			/* The format splits frames at ';' and the count at
+			 * the last blank. */
+			for (const char *p = path[i]; *p; p++)
+				fputc(*p == ';' ? ':' : *p, out);
+		}
+		fprintf(out, " %" PRIu64 "\n", n->samples);
+	}
+	for (size_t i = 0; i < n->n_children; i++)
+		print_folded(n->children[i], out, path, depth + 1);
+}
+
+static size_t height(const struct view_node *n)
+{
+	size_t h = 0;
+
+	for (size_t i = 0; i < n->n_children; i++) {
+		size_t c = height(n->children[i]);
+		if (c > h)
+			h = c;
+	}
+	return h + 1;
+}
+
+void view_print_folded(const struct view *v, FILE *out)
+{
+	char **path = calloc(height(&v->root) + 1, sizeof(*path));
+
+	if (!path) {
+		fprintf(stderr, "trms: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < v->root.n_children; i++)
+		print_folded(v->root.children[i], out, path, 0);
+	free(path);
+}
+
+struct hot {
+	const char *label;
+	uint64_t self, total;
+};
+
+/* Per function: samples as leaf, and samples anywhere below it (counted
+ * once per sample however often the function recurses). */
+static void gather(const struct view_node *n, struct hot **hot, size_t *count,
+		   size_t *cap, const char **stack, size_t depth)
+{
+	bool seen = false;
+
+	for (size_t i = 0; i < depth && !seen; i++)
+		seen = !strcmp(stack[i], n->label);
+	struct hot *h = NULL;
+	for (size_t i = 0; i < *count && !h; i++)
+		if (!strcmp((*hot)[i].label, n->label))
+			h = &(*hot)[i];
+	if (!h) {
+		if (*count == *cap) {
+			*cap = *cap ? 2 * *cap : 64;
+			*hot = xrealloc(*hot, *cap * sizeof(**hot));
+		}
+		h = &(*hot)[(*count)++];
+		*h = (struct hot){ n->label, 0, 0 };
+	}
+	h->self += n->samples;
+	if (!seen)
+		h->total += n->total_samples;
+	stack[depth] = n->label;
+	for (size_t i = 0; i < n->n_children; i++)
+		gather(n->children[i], hot, count, cap, stack, depth + 1);
+}
+
+static int by_self(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+void view_print_hot(const struct view *v, FILE *out, size_t n)
+{
+	struct hot *hot = NULL;
+	size_t count = 0, cap = 0;
+	const char **stack = calloc(height(&v->root) + 1, sizeof(*stack));
+	double total = (double)v->root.total_samples;
+
+	if (!stack || !total) {
+		free(stack);
+		return;
+	}
+	for (size_t i = 0; i < v->root.n_children; i++)
+		gather(v->root.children[i], &hot, &count, &cap, stack, 0);
+	qsort(hot, count, sizeof(*hot), by_self);
+	fprintf(out, "%7s %7s  %s\n", "self", "total", "function");
+	for (size_t i = 0; i < count && i < n && hot[i].self; i++)
+		fprintf(out, "%6.1f%% %6.1f%%  %s\n",
+			100.0 * (double)hot[i].self / total,
+			100.0 * (double)hot[i].total / total, hot[i].label);
+	free(hot);
+	free(stack);
+}
