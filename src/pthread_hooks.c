@@ -24,7 +24,7 @@ struct start_record {
 	struct thread_origin origin;
 };
 
-static void *start_thread(void *p)
+static void *trms_thread_trampoline(void *p)
 {
 	struct start_record record = *(struct start_record *)p;
 
@@ -77,7 +77,7 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		creator, record->origin.path, SAMPLER_CONTEXT_MAX - 1);
 	record->origin.ordinal = thread_reserve_ordinal();
 	call_leave(creator);
-	rc = create(thread, attr, start_thread, record);
+	rc = create(thread, attr, trms_thread_trampoline, record);
 	if (rc)
 		vm_free(record, sizeof(*record));
 	return rc;

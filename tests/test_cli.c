@@ -299,6 +299,35 @@ START_TEST(help_and_usage)
 }
 END_TEST
 
+/* The sampling options become the library's settings, and bad values
+ * are refused before anything runs.  (/dev/null stands in for the
+ * library: the loader ignores it, so this works in sanitizer builds.) */
+START_TEST(run_sampling_options)
+{
+	struct spawn_result r;
+
+	run(&r, NULL, "run", "--library", "/dev/null", "-F", "1000",
+	    "--sample-clock", "wall", "--", "sh", "-c",
+	    "echo \"$TRMS_SAMPLE_HZ $TRMS_SAMPLE_CLOCK\"", NULL);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "1000 wall\n");
+	spawn_free(&r);
+	static const char *const bad[][2] = {
+		{ "-F", "10001" }, { "-F", "-1" }, { "-F", "" },
+		{ "-F", "12x" }, { "--sample-clock", "cycles" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run(&r, NULL, "run", "--library", "/dev/null", bad[i][0],
+		    bad[i][1], "--", "sh", "-c", "echo ran", NULL);
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_str_eq(r.out, "");
+		ck_assert_msg(strstr(r.err, "--sample-"),
+			      "no message naming the option: %s", r.err);
+		spawn_free(&r);
+	}
+}
+END_TEST
+
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -314,6 +343,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, replay_profile_and_tuples);
 	tcase_add_test(tc, report_rejects_bad_profiles);
 	tcase_add_test(tc, help_and_usage);
+	tcase_add_test(tc, run_sampling_options);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -19,11 +19,12 @@ static void *xrealloc(void *p, size_t n)
 	return q;
 }
 
-void view_init(struct view *v, bool per_thread)
+void view_init(struct view *v, bool per_thread, bool lines)
 {
 	memset(v, 0, sizeof(*v));
 	v->root.label = strdup("all");
 	v->per_thread = per_thread;
+	v->lines = lines;
 }
 
 static void free_node(struct view_node *n)
@@ -74,27 +75,47 @@ static const char *thread_label(const struct profile_doc *doc, uint32_t id,
 	return buf;
 }
 
-/* What a person reads for a node. */
-static const char *label(struct profile_doc *doc, const struct profile_cct *c,
-			 char *buf, size_t len)
+const char *cct_label(struct profile_doc *doc, const struct profile_cct *c,
+		      bool with_line, char *buf, size_t len)
 {
+	const char *name;
+
 	switch (c->kind) {
 	case PROFILE_CCT_REGION:
-		snprintf(buf, len, "[%s]",
-			 profile_region_name(doc, (uint32_t)c->a));
+		name = profile_region_name(doc, (uint32_t)c->a);
+		snprintf(buf, len, "[%s]", name ? name : "?");
 		return buf;
 	case PROFILE_CCT_THREAD:
 		return "(thread start)";
 	case PROFILE_CCT_FRAME:
 		break;
 	}
-	const char *name = profile_symbol(doc, (uint32_t)c->a, c->b);
-	if (name)
-		return name;
-	const struct profile_module *m = profile_module(doc, (uint32_t)c->a);
-	const char *file = m ? strrchr(m->path, '/') : NULL;
-	snprintf(buf, len, "%s+0x%" PRIx64,
-		 m ? (file ? file + 1 : m->path) : "?", c->b);
+	char plain[256];
+	unsigned line = 0;
+	const char *debug_name = NULL;
+	const char *source = with_line ? profile_source_line(doc,
+							     (uint32_t)c->a,
+							     c->b, &line,
+							     &debug_name)
+				       : NULL;
+	name = profile_symbol(doc, (uint32_t)c->a, c->b);
+	if (!name)
+		name = debug_name;
+	if (!name) {
+		const struct profile_module *m =
+			profile_module(doc, (uint32_t)c->a);
+		const char *file = m ? strrchr(m->path, '/') : NULL;
+		snprintf(plain, sizeof(plain), "%s+0x%" PRIx64,
+			 m ? (file ? file + 1 : m->path) : "?", c->b);
+		name = plain;
+	}
+	if (source) {
+		const char *base = strrchr(source, '/');
+		snprintf(buf, len, "%s (%s:%u)", name, base ? base + 1 : source,
+			 line);
+	} else {
+		snprintf(buf, len, "%s", name);
+	}
 	return buf;
 }
 
@@ -127,8 +148,8 @@ void view_add(struct view *v, struct profile_doc *doc)
 							      name,
 							      sizeof(name)))
 					 : &v->root;
-		struct view_node *n = child(parent, label(doc, c, buf,
-							  sizeof(buf)));
+		struct view_node *n = child(parent, cct_label(doc, c, v->lines,
+							      buf, sizeof(buf)));
 		if (c->node >= map_len[c->thread]) {
 			size_t len = 2 * (size_t)c->node + 16;
 			map[c->thread] = xrealloc(map[c->thread],

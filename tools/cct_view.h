@@ -29,9 +29,17 @@ struct view_node {
 struct view {
 	struct view_node root;
 	bool per_thread; /* one subtree per thread under the root */
+	bool lines;      /* frames named with their source file and line */
 };
 
-void view_init(struct view *v, bool per_thread);
+/* What a person reads for tree node @c, in @buf (or a constant): a
+ * region "[name]", a thread's start "(thread start)", a frame its
+ * function's name or else module+0xOFFSET, and with @with_line its
+ * " (file:line)" where debug information has it. */
+const char *cct_label(struct profile_doc *doc, const struct profile_cct *c,
+		      bool with_line, char *buf, size_t len);
+
+void view_init(struct view *v, bool per_thread, bool lines);
 void view_free(struct view *v);
 
 /* Add every tree of @doc. */

@@ -11,6 +11,7 @@
 
 #include "cct_view.h"
 #include "commands.h"
+#include "pprof_export.h"
 #include "profile_reader.h"
 #include "../src/profile_writer.h"
 
@@ -40,7 +41,22 @@ static const char usage[] =
 	"              distinct stack: frame;frame;...;frame count\n"
 	"  --threads   with --tree or --folded: one tree per thread instead of\n"
 	"              all threads merged\n"
-	"  --min P     with --tree: leave out nodes under P%% of all samples\n"
+	"  --lines     name frames with their source file and line too, where\n"
+	"              the program has debug information (-g): for a caller,\n"
+	"              the line of the call.  Read with binutils' addr2line\n"
+	"  --pprof OUT write the sampled stacks to the file OUT as a pprof\n"
+	"              profile (gzip-compressed profile.proto), for `go tool\n"
+	"              pprof` and other pprof readers, and print nothing.\n"
+	"              Frames are named as in --tree; regions are functions\n"
+	"              [name] and thread starts (thread start).  Each sample\n"
+	"              has the labels thread (its name, else its ordinal)\n"
+	"              and region (the innermost region on its stack, if\n"
+	"              any), and the values samples, cpu (or wall, with\n"
+	"              TRMS_SAMPLE_CLOCK=wall) in nanoseconds (the default),\n"
+	"              work and overhead.  OUT is written atomically (a\n"
+	"              temporary file in its directory, then renamed); if\n"
+	"              there are no samples, nothing is written\n"
+	"  --min P     with --tree: leave out nodes under P% of all samples\n"
 	"              (default 1)\n"
 	"  --tuples    print every tuple as tab-separated values, one per\n"
 	"              line, under the header line\n"
@@ -54,7 +70,10 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 on success; 2 if a profile cannot be read (a message\n"
 	"names the file and line) or the profiles cannot be combined (costs\n"
-	"in different units), or on bad usage.\n";
+	"in different units; with --pprof, samples of CPU and of wall time),\n"
+	"with --pprof if the profiles have no call-stack samples, or on bad\n"
+	"usage; 1 if the output cannot be written (with --pprof: OUT cannot\n"
+	"be created or written, and is left as it was).\n";
 
 /* One merged tuple, keyed by text so that profiles combine. */
 struct row {
@@ -222,11 +241,15 @@ int cmd_report(int argc, char **argv)
 		{ "tree", no_argument, NULL, 'T' },
 		{ "folded", no_argument, NULL, 'F' },
 		{ "threads", no_argument, NULL, 'P' },
+		{ "lines", no_argument, NULL, 'l' },
 		{ "min", required_argument, NULL, 'm' },
+		{ "pprof", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool tuples = false, tree = false, folded = false, per_thread = false;
+	bool tuples = false, tree = false, folded = false, per_thread = false,
+	     lines = false;
+	const char *pprof_out = NULL;
 	double min_percent = 1.0;
 	int c;
 
@@ -243,6 +266,15 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'P':
 			per_thread = true;
+			break;
+		case 'l':
+			lines = true;
+			break;
+		case 'p':
+			if (!*optarg)
+				return usage_error("report",
+						   "--pprof takes a file name");
+			pprof_out = optarg;
 			break;
 		case 'm': {
 			char *end;
@@ -261,6 +293,9 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind == argc)
 		return usage_error("report", "no PROFILE given");
+	if (pprof_out && (tuples || tree || folded))
+		return usage_error("report", "--pprof cannot be combined with "
+					     "--tuples, --tree or --folded");
 
 	size_t n_docs = (size_t)(argc - optind);
 	struct profile_doc *docs = calloc(n_docs, sizeof(*docs));
@@ -308,11 +343,16 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	merge_rows(&rows);
-	if (tuples) {
+	if (pprof_out) {
+		status = pprof_export(pprof_out, docs, n_docs, err,
+				      sizeof(err));
+		if (status)
+			fprintf(stderr, "trms report: %s\n", err);
+	} else if (tuples) {
 		print_tuples(&rows);
 	} else if (tree || folded) {
 		struct view v;
-		view_init(&v, per_thread);
+		view_init(&v, per_thread, lines);
 		for (size_t i = 0; i < n_docs; i++)
 			view_add(&v, &docs[i]);
 		view_finish(&v);
@@ -327,7 +367,7 @@ int cmd_report(int argc, char **argv)
 			print_summary(&rows, !strcmp(unit, "events")
 						     ? "total events"
 						     : "total ns");
-		view_init(&v, false);
+		view_init(&v, false, lines);
 		for (size_t i = 0; i < n_docs; i++)
 			view_add(&v, &docs[i]);
 		view_finish(&v);

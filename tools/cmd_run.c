@@ -28,6 +28,12 @@ static const char usage[] =
 	"                         %e executable name (default %e.%p.trms)\n"
 	"  -g, --granularity K    TRMS_GRANULARITY: 1, 2, 4, 8 or 16\n"
 	"  -c, --cost UNIT        TRMS_COST: ns or events\n"
+	"  -F, --sample-hz HZ     TRMS_SAMPLE_HZ: call-stack samples per\n"
+	"                         second of each thread, 0 to 10000; 0 turns\n"
+	"                         sampling off (default 200)\n"
+	"      --sample-clock C   TRMS_SAMPLE_CLOCK: cpu (threads sampled as\n"
+	"                         they use CPU time) or wall (every thread,\n"
+	"                         blocked or not)\n"
 	"  -v, --verbose          TRMS_VERBOSE: once 1, twice 2\n"
 	"      --library PATH     preload PATH instead of the library that\n"
 	"                         belongs to this trms\n"
@@ -148,6 +154,8 @@ int cmd_run(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "granularity", required_argument, NULL, 'g' },
 		{ "cost", required_argument, NULL, 'c' },
+		{ "sample-hz", required_argument, NULL, 'F' },
+		{ "sample-clock", required_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "library", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
@@ -159,7 +167,7 @@ int cmd_run(int argc, char **argv)
 	unsigned granularity;
 
 	/* '+': options stop at the command's name. */
-	while ((c = getopt_long(argc, argv, "+o:g:c:vh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+o:g:c:F:vh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'o':
@@ -180,6 +188,24 @@ int cmd_run(int argc, char **argv)
 				return usage_error(
 					"run", "--cost must be ns or events");
 			setenv("TRMS_COST", optarg, 1);
+			break;
+		case 'F': {
+			char *end;
+			errno = 0;
+			unsigned long hz = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || errno || hz > 10000 ||
+			    *optarg == '-')
+				return usage_error("run", "--sample-hz must be "
+							  "0 to 10000");
+			setenv("TRMS_SAMPLE_HZ", optarg, 1);
+			break;
+		}
+		case 'C':
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))
+				return usage_error(
+					"run", "--sample-clock must be cpu or "
+					       "wall");
+			setenv("TRMS_SAMPLE_CLOCK", optarg, 1);
 			break;
 		case 'v':
 			verbose++;

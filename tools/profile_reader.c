@@ -529,6 +529,7 @@ void profile_doc_free(struct profile_doc *doc)
 	free(doc->symbols);
 	free(doc->cct);
 	free(doc->path);
+	profile_lines_free(doc);
 	memset(doc, 0, sizeof(*doc));
 }
 
@@ -563,6 +564,46 @@ const struct profile_module *profile_module(const struct profile_doc *doc,
 }
 
 
+/* Names, from the module's file, for the frames of @m the profile did not
+ * name (it was written without names, from a signal handler say): all of
+ * them at once. */
+static void look_up_symbols(struct profile_doc *doc, struct profile_module *m)
+{
+	m->symbols_looked_up = true;
+	struct elf_symbols *symbols = elf_symbols_load(m->path);
+	if (!symbols)
+		return;
+	size_t named = doc->n_symbols;
+	for (size_t i = 0; i < doc->n_cct; i++) {
+		const struct profile_cct *c = &doc->cct[i];
+		struct profile_symbol key = { m->id, c->b, NULL, 0 };
+		if (c->kind != PROFILE_CCT_FRAME || c->a != m->id ||
+		    bsearch(&key, doc->symbols, named, sizeof(key),
+			    compare_symbols))
+			continue;
+		uintptr_t in_symbol;
+		const char *name = elf_symbols_find(symbols, c->b, &in_symbol);
+		if (name) {
+			key.name = xstrdup(name);
+			key.name_offset = in_symbol;
+			APPEND(doc->symbols, doc->n_symbols, key);
+		}
+	}
+	elf_symbols_free(symbols);
+	/* A frame met twice above is named twice: keep one. */
+	qsort(doc->symbols, doc->n_symbols, sizeof(*doc->symbols),
+	      compare_symbols);
+	size_t kept = 0;
+	for (size_t i = 0; i < doc->n_symbols; i++) {
+		if (kept && !compare_symbols(&doc->symbols[kept - 1],
+					     &doc->symbols[i]))
+			free(doc->symbols[i].name);
+		else
+			doc->symbols[kept++] = doc->symbols[i];
+	}
+	doc->n_symbols = kept;
+}
+
 const char *profile_symbol(struct profile_doc *doc, uint32_t module,
 			   uint64_t offset)
 {
@@ -573,23 +614,12 @@ const char *profile_symbol(struct profile_doc *doc, uint32_t module,
 			sizeof(*doc->symbols), compare_symbols);
 	if (found)
 		return found->name;
-	/* Written without names (from a signal handler, say): look in the
-	 * module's file, and remember. */
-	const struct profile_module *m = profile_module(doc, module);
-	if (!m)
+	struct profile_module *m = (struct profile_module *)profile_module(
+		doc, module);
+	if (!m || m->symbols_looked_up)
 		return NULL;
-	struct elf_symbols *symbols = elf_symbols_load(m->path);
-	uintptr_t in_symbol;
-	const char *name = elf_symbols_find(symbols, offset, &in_symbol);
-	if (name) {
-		struct profile_symbol s = { module, offset, xstrdup(name),
-					    in_symbol };
-		APPEND(doc->symbols, doc->n_symbols, s);
-		qsort(doc->symbols, doc->n_symbols, sizeof(*doc->symbols),
-		      compare_symbols);
-	}
-	elf_symbols_free(symbols);
-	return name ? profile_symbol(doc, module, offset) : NULL;
+	look_up_symbols(doc, m);
+	return profile_symbol(doc, module, offset);
 }
 
 const struct profile_thread *profile_thread(const struct profile_doc *doc,

@@ -14,6 +14,8 @@
 
 #include "../src/profile.h"
 
+struct profile_line;
+
 struct profile_meta {
 	char *key;
 	char *value; /* the rest of the line, still escaped */
@@ -46,6 +48,8 @@ struct profile_module {
 	uint64_t start, end, base;
 	bool unloaded;
 	char *path;
+	/* whether the module's file was read for names, for lines */
+	bool symbols_looked_up, lines_looked_up;
 };
 
 struct profile_symbol {
@@ -83,6 +87,8 @@ struct profile_doc {
 	size_t n_symbols;
 	struct profile_cct *cct; /* in file order: parents before children */
 	size_t n_cct;
+	struct profile_line *lines; /* found so far (source_lines.c) */
+	size_t n_lines;
 };
 
 /* @return 0, or -1 with "PATH:LINE: problem" (or "PATH: problem") in
@@ -106,6 +112,16 @@ const struct profile_module *profile_module(const struct profile_doc *doc,
  * symbol lines or else from the module's file; NULL if unknown. */
 const char *profile_symbol(struct profile_doc *doc, uint32_t module,
 			   uint64_t offset);
+
+/* The source file of the code at @offset of @module, its line in @line;
+ * NULL if the module has no debug information for it (or binutils'
+ * addr2line, which reads it, cannot be run).  For a caller's frame, the
+ * line of the call.  If @function is not NULL, it is set to the name the
+ * debug information gives the function there, or NULL. */
+const char *profile_source_line(struct profile_doc *doc, uint32_t module,
+				uint64_t offset, unsigned *line,
+				const char **function);
+void profile_lines_free(struct profile_doc *doc);
 
 /* Undo the %XX escaping of a name, in place.  @return 0, -1 if malformed. */
 int profile_unescape(char *s);

@@ -1,0 +1,213 @@
+/*
+ * source_lines.c - the source file and line of sampled addresses, from the
+ * modules' debug information, read by binutils' addr2line (which also
+ * finds separate debug files by build id and debug link).
+ *
+ * A module is looked up once, the first time a line of it is asked for:
+ * every frame address of that module in the profile in one go.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "profile_reader.h"
+
+/* Addresses per addr2line run: the command line stays far below its
+ * limit. */
+#define BATCH 1000
+
+struct profile_line {
+	uint32_t module;
+	uint64_t offset;
+	char *file; /* NULL: no line known */
+	unsigned line;
+	char *function; /* as the debug information names it; may be NULL */
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q) {
+		fprintf(stderr, "trms: out of memory\n");
+		exit(1);
+	}
+	return q;
+}
+
+static int by_address(const void *a, const void *b)
+{
+	const struct profile_line *x = a, *y = b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* "FILE:LINE", "FILE:LINE (discriminator N)", "FILE:?" or "??:0". */
+static void parse_answer(char *text, struct profile_line *l)
+{
+	char *cut = strstr(text, " (discriminator ");
+	if (cut)
+		*cut = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	char *colon = strrchr(text, ':');
+	if (!colon || !strncmp(text, "??", 2))
+		return;
+	*colon = '\0';
+	char *end;
+	unsigned long line = strtoul(colon + 1, &end, 10);
+	if (*end || !line || line > UINT32_MAX)
+		return;
+	l->file = strdup(text);
+	l->line = l->file ? (unsigned)line : 0;
+}
+
+/* Run addr2line on @n addresses of @path; fill in what it knows.
+ * @return 0, or -1 if addr2line cannot be run. */
+static int ask_addr2line(const char *path, struct profile_line *lines,
+			 size_t n)
+{
+	char **argv = xrealloc(NULL, (n + 5) * sizeof(*argv));
+	char *text = xrealloc(NULL, n * 20);
+	size_t argc = 0;
+	int fds[2];
+
+	argv[argc++] = "addr2line";
+	argv[argc++] = "-f";
+	argv[argc++] = "-e";
+	argv[argc++] = (char *)path;
+	for (size_t i = 0; i < n; i++) {
+		argv[argc] = text + 20 * i;
+		snprintf(argv[argc++], 20, "0x%" PRIx64, lines[i].offset);
+	}
+	argv[argc] = NULL;
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		free(argv);
+		free(text);
+		return -1;
+	}
+	fflush(NULL);
+	pid_t child = fork();
+	if (child == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(fds[1], STDOUT_FILENO);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	FILE *out = child > 0 ? fdopen(fds[0], "r") : NULL;
+	char *answer = NULL;
+	size_t cap = 0, got = 0;
+	if (out) {
+		/* Two lines per address: the function, then where. */
+		while (got < n && getline(&answer, &cap, out) >= 0) {
+			answer[strcspn(answer, "\n")] = '\0';
+			if (strcmp(answer, "??"))
+				lines[got].function = strdup(answer);
+			if (getline(&answer, &cap, out) < 0)
+				break;
+			parse_answer(answer, &lines[got++]);
+		}
+		fclose(out);
+	} else {
+		close(fds[0]);
+	}
+	free(answer);
+	free(argv);
+	free(text);
+	int status = 0;
+	if (child > 0)
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+	return child > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		       ? 0
+		       : -1;
+}
+
+static bool addr2line_missing;
+
+static void look_up_module(struct profile_doc *doc, struct profile_module *m)
+{
+	struct stat st;
+	size_t first = doc->n_lines;
+
+	m->lines_looked_up = true;
+	if (addr2line_missing || stat(m->path, &st) || !S_ISREG(st.st_mode))
+		return;
+	for (size_t i = 0; i < doc->n_cct; i++) {
+		const struct profile_cct *c = &doc->cct[i];
+		if (c->kind != PROFILE_CCT_FRAME || c->a != m->id)
+			continue;
+		if (!(doc->n_lines & (doc->n_lines - 1)))
+			doc->lines = xrealloc(doc->lines,
+					      2 * (doc->n_lines + 1) *
+						      sizeof(*doc->lines));
+		doc->lines[doc->n_lines++] =
+			(struct profile_line){ m->id, c->b, NULL, 0, NULL };
+	}
+	/* Each address once, in order: sort this module's part, drop
+	 * repeats. */
+	size_t n = doc->n_lines - first, kept = 0;
+	struct profile_line *mine = doc->lines + first;
+	qsort(mine, n, sizeof(*mine), by_address);
+	for (size_t i = 0; i < n; i++)
+		if (!kept || mine[i].offset != mine[kept - 1].offset)
+			mine[kept++] = mine[i];
+	doc->n_lines = first + kept;
+	for (size_t i = 0; i < kept; i += BATCH)
+		if (ask_addr2line(m->path, mine + i,
+				  kept - i < BATCH ? kept - i : BATCH)) {
+			addr2line_missing = true;
+			fprintf(stderr, "trms: addr2line (binutils) cannot be "
+					"run: no source lines\n");
+			break;
+		}
+	qsort(doc->lines, doc->n_lines, sizeof(*doc->lines), by_address);
+}
+
+const char *profile_source_line(struct profile_doc *doc, uint32_t module,
+				uint64_t offset, unsigned *line,
+				const char **function)
+{
+	struct profile_module *m = NULL;
+
+	for (size_t i = 0; i < doc->n_modules && !m; i++)
+		if (doc->modules[i].id == module)
+			m = &doc->modules[i];
+	if (!m)
+		return NULL;
+	if (!m->lines_looked_up)
+		look_up_module(doc, m);
+	struct profile_line key = { module, offset, NULL, 0, NULL };
+	const struct profile_line *found = bsearch(
+		&key, doc->lines, doc->n_lines, sizeof(key), by_address);
+	if (function)
+		*function = found ? found->function : NULL;
+	if (!found || !found->file)
+		return NULL;
+	*line = found->line;
+	return found->file;
+}
+
+void profile_lines_free(struct profile_doc *doc)
+{
+	for (size_t i = 0; i < doc->n_lines; i++) {
+		free(doc->lines[i].file);
+		free(doc->lines[i].function);
+	}
+	free(doc->lines);
+	doc->lines = NULL;
+	doc->n_lines = 0;
+}
