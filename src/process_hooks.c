@@ -72,8 +72,21 @@ void process_hooks_start(void)
 /* The new image will not know what this one measured. */
 static void before_exec(void)
 {
-	if (atomic_load(&runtime_state) == 1)
+	if (atomic_load(&runtime_state) == 1) {
 		runtime_write_profile(WRITE_FLUSH);
+		sampler_before_exec();
+	}
+}
+
+/* Only reached if exec failed: go on as before. */
+static int after_exec(int rc)
+{
+	int saved_errno = errno;
+
+	if (atomic_load(&runtime_state) == 1)
+		sampler_after_failed_exec();
+	errno = saved_errno;
+	return rc;
 }
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[])
@@ -81,7 +94,7 @@ EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	__typeof__(real.execve) fn = REAL(execve);
 
 	before_exec();
-	return fn ? fn(path, argv, envp) : (errno = ENOSYS, -1);
+	return fn ? after_exec(fn(path, argv, envp)) : (errno = ENOSYS, -1);
 }
 
 EXPORT int execv(const char *path, char *const argv[])
@@ -89,7 +102,7 @@ EXPORT int execv(const char *path, char *const argv[])
 	__typeof__(real.execv) fn = REAL(execv);
 
 	before_exec();
-	return fn ? fn(path, argv) : (errno = ENOSYS, -1);
+	return fn ? after_exec(fn(path, argv)) : (errno = ENOSYS, -1);
 }
 
 EXPORT int execvp(const char *file, char *const argv[])
@@ -97,7 +110,7 @@ EXPORT int execvp(const char *file, char *const argv[])
 	__typeof__(real.execvp) fn = REAL(execvp);
 
 	before_exec();
-	return fn ? fn(file, argv) : (errno = ENOSYS, -1);
+	return fn ? after_exec(fn(file, argv)) : (errno = ENOSYS, -1);
 }
 
 EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
@@ -105,7 +118,7 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 	__typeof__(real.execvpe) fn = REAL(execvpe);
 
 	before_exec();
-	return fn ? fn(file, argv, envp) : (errno = ENOSYS, -1);
+	return fn ? after_exec(fn(file, argv, envp)) : (errno = ENOSYS, -1);
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
@@ -113,7 +126,7 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	__typeof__(real.fexecve) fn = REAL(fexecve);
 
 	before_exec();
-	return fn ? fn(fd, argv, envp) : (errno = ENOSYS, -1);
+	return fn ? after_exec(fn(fd, argv, envp)) : (errno = ENOSYS, -1);
 }
 
 /* The execl family passes arguments as a list: gather them into a vector

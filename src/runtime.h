@@ -230,7 +230,9 @@ static inline struct sampler_thread *thread_block_begin(void)
 {
 	struct trms_thread *t = thread_current;
 
-	if (!t || !sampler_active())
+	/* A busy thread is in the library (the sample handler's unwinder,
+	 * say): it is not the program waiting. */
+	if (!t || t->busy || !sampler_active())
 		return NULL;
 	sampler_blocked(&t->sampler, true);
 	return &t->sampler;

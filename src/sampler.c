@@ -39,6 +39,9 @@ static struct {
 	atomic_int signal; /* 0 until chosen */
 	bool wall;
 	bool use_perf;     /* perf events work here */
+	/* ... but only for user mode (perf_event_paranoid forbids more):
+	 * time in system calls is then not sampled. */
+	bool user_only;
 	unsigned hz;
 	uint64_t period_ns;
 	atomic_ulong unattached;
@@ -260,14 +263,21 @@ static void on_sample(int sig, siginfo_t *info, void *uctx)
 	}
 	uint64_t start = clock_ticks();
 	struct sampler_thread *s = &t->sampler;
-	if (!atomic_load_explicit(&sampler.on, memory_order_relaxed))
-		; /* a signal still in flight when sampling was turned off */
-	else if (t->busy)
+	if (!atomic_load_explicit(&sampler.on, memory_order_relaxed)) {
+		/* a signal still in flight when sampling was turned off */
+	} else if (t->busy) {
 		drop(s, DROP_IN_LIBRARY);
-	else if (modules_loader_busy())
+	} else if (modules_loader_busy()) {
 		drop(s, DROP_IN_LOADER);
-	else
+	} else {
+		/* libunwind calls read, write and pthread_mutex_lock, which
+		 * are our hooks: marked busy, the thread goes straight
+		 * through them, recording nothing and taking no lock of the
+		 * library's (the interrupted code may hold one). */
+		t->busy = true;
 		take_sample(t, uctx);
+		t->busy = false;
+	}
 	cct_add(&s->handler_ticks, clock_ticks() - start);
 	errno = saved_errno;
 }
@@ -314,7 +324,9 @@ static int open_perf(pid_t tid, int sig)
 	pe.config = PERF_COUNT_SW_TASK_CLOCK;
 	pe.sample_period = sampler.period_ns;
 	pe.disabled = 1;
-	pe.exclude_kernel = 1;
+	/* A task clock that excludes the kernel drops the periods that end
+	 * in a system call: a thread busy in the kernel would go unseen. */
+	pe.exclude_kernel = sampler.user_only;
 	pe.exclude_hv = 1;
 	pe.wakeup_events = 1;
 	fd = (int)syscall(SYS_perf_event_open, &pe, tid, -1, -1,
@@ -492,6 +504,38 @@ void sampler_set_enabled(bool on)
 	for_each_slot(run_slot, &on);
 }
 
+/* ---- exec ---- */
+
+void sampler_before_exec(void)
+{
+	struct trms_thread *t = thread_current;
+	int sig = sampler_signal();
+	sigset_t ours, saved;
+	const struct timespec now = { 0, 0 };
+
+	if (!t || !sig)
+		return;
+	/* Pending signals survive exec, handlers do not: a sample signal
+	 * still pending would kill the new image before it could install
+	 * a handler.  Stop this thread's timer, then take what is pending.
+	 * (Other threads' signals die with them.) */
+	run(&t->sampler, false);
+	sigemptyset(&ours);
+	sigaddset(&ours, sig);
+	pthread_sigmask(SIG_BLOCK, &ours, &saved);
+	while (sigtimedwait(&ours, NULL, &now) == sig)
+		;
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
+void sampler_after_failed_exec(void)
+{
+	struct trms_thread *t = thread_current;
+
+	if (t && sampler_signal())
+		run(&t->sampler, atomic_load(&sampler.on));
+}
+
 /* ---- threads ---- */
 
 static void take_slot(struct trms_thread *t)
@@ -651,10 +695,19 @@ static void note_own_module(void)
 		sampler.own_module_known = true;
 }
 
+/* Whether perf events can time threads here: counting kernel time too
+ * if allowed, else user time only. */
 static bool perf_works(void)
 {
-	int fd = open_perf((pid_t)syscall(SYS_gettid), sampler_signal());
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	int fd;
 
+	sampler.user_only = false;
+	fd = open_perf(self, sampler_signal());
+	if (fd < 0) {
+		sampler.user_only = true;
+		fd = open_perf(self, sampler_signal());
+	}
 	if (fd < 0)
 		return false;
 	close(fd);
@@ -695,7 +748,10 @@ void sampler_start(void)
 	}
 	log_info("sampling call stacks at %u Hz of %s time (%s, signal %d)",
 		 sampler.hz, sampler.wall ? "wall" : "CPU",
-		 sampler.use_perf ? "perf_event" : "POSIX timer", sig);
+		 !sampler.use_perf   ? "POSIX timer"
+		 : sampler.user_only ? "perf_event, user time only"
+				     : "perf_event",
+		 sig);
 }
 
 /* ---- totals ---- */
@@ -708,6 +764,7 @@ void sampler_totals(struct sampler_totals *out, double ns_per_tick)
 	out->enabled = sampler.configured;
 	out->clock = sampler.wall ? "wall" : "cpu";
 	out->source = sampler.use_perf ? "perf_event" : "posix_timer";
+	out->kernel = !(sampler.use_perf && sampler.user_only);
 	out->hz = sampler.hz;
 	out->signal = sampler_signal();
 	out->unattached = atomic_load(&sampler.unattached);

@@ -81,6 +81,12 @@ unsigned sampler_capture_context(struct trms_thread *t, struct cct_step *steps,
  * parent's threads; rearm the child's own. */
 void sampler_after_fork_child(struct trms_thread *self);
 
+/* Around exec: stop sampling the calling thread and take any sample
+ * signal still pending (the new image would die of it); and start again
+ * if exec failed. */
+void sampler_before_exec(void);
+void sampler_after_failed_exec(void);
+
 /* Turn sampling on or off for every thread.  Async-signal-safe. */
 void sampler_set_enabled(bool on);
 
@@ -112,6 +118,7 @@ struct sampler_totals {
 	bool enabled;
 	const char *clock;  /* "cpu" or "wall" */
 	const char *source; /* "perf_event" or "posix_timer" */
+	bool kernel;        /* time in the kernel is sampled too */
 	unsigned hz;
 	int signal;
 	uint64_t samples;

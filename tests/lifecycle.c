@@ -18,6 +18,9 @@
  *   lifecycle handled  asks for SIGTERM's disposition (must be the
  *                      default: exit 4 otherwise), handles SIGTERM
  *                      itself (exit 9 from its handler), and raises it
+ *   lifecycle exec-loop  300 times: fork, and the child execs /bin/true;
+ *                      exit 0 if every child exited 0 (run with fast
+ *                      sampling: no sample signal may outlive the exec)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -141,6 +144,26 @@ int main(int argc, char **argv)
 		raise(SIGTERM);
 		return 8;
 	}
-	fprintf(stderr, "usage: lifecycle fork|exec|threads|_exit|idle\n");
+	if (!strcmp(mode, "exec-loop")) {
+		for (int i = 0; i < 300; i++) {
+			int status;
+			pid_t child = fork();
+			if (child < 0)
+				return 1;
+			if (child == 0) {
+				execl("/bin/true", "true", (char *)NULL);
+				_exit(3);
+			}
+			if (waitpid(child, &status, 0) != child ||
+			    !WIFEXITED(status) || WEXITSTATUS(status)) {
+				fprintf(stderr, "child %d: status %#x\n", i,
+					status);
+				return 1;
+			}
+		}
+		return 0;
+	}
+	fprintf(stderr, "usage: lifecycle fork|exec|threads|_exit|idle|"
+			"sigterm|handled|exec-loop\n");
 	return 2;
 }

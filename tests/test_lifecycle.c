@@ -37,7 +37,9 @@ static void teardown(void)
 static void run_lifecycle(const char *mode, struct spawn_result *r)
 {
 	char output[400];
-	char *env[] = { output, "TRMS_COST=events", NULL };
+	char *env[] = { output, "TRMS_COST=events",
+			/* fast, so that exec meets pending samples */
+			"TRMS_SAMPLE_HZ=10000", NULL };
 	char *argv[] = { getenv("LIFECYCLE_BIN"), (char *)mode, NULL };
 
 	ck_assert_ptr_nonnull(argv[0]);
@@ -135,6 +137,19 @@ START_TEST(exec_writes_profile_first)
 	ck_assert_uint_eq(read_profiles(docs, 4), 1);
 	ck_assert_uint_eq(activations(&docs[0], "before_exec", 5), 1);
 	profile_doc_free(&docs[0]);
+	spawn_free(&r);
+}
+END_TEST
+
+/* A sample signal pending at exec would kill the new image, which has
+ * no handler for it: none may be left. */
+START_TEST(exec_survives_fast_sampling)
+{
+	struct spawn_result r;
+
+	run_lifecycle("exec-loop", &r);
+	ck_assert_msg(r.status == 0, "exec-loop: status %d: %s", r.status,
+		      r.err);
 	spawn_free(&r);
 }
 END_TEST
@@ -247,6 +262,7 @@ static Suite *lifecycle_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, fork_gives_two_profiles);
 	tcase_add_test(tc, exec_writes_profile_first);
+	tcase_add_test(tc, exec_survives_fast_sampling);
 	tcase_add_test(tc, exit_now_writes_profile);
 	tcase_add_test(tc, process_without_regions_has_a_profile);
 	tcase_add_test(tc, thousand_threads_leave_nothing_behind);

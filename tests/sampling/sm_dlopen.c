@@ -1,0 +1,48 @@
+/*
+ * sm_dlopen.c - code that is gone before the profile is written.
+ *
+ *   sm_dlopen PLUGIN   dlopen PLUGIN, call its burn_in_plugin for 0.6 s of
+ *                      CPU time, dlclose it, check that it is unloaded,
+ *                      then burn 0.4 s in after_plugin
+ *
+ * Prints "plugin_cpu P after_cpu A unloaded yes|no"; exit status 0, 3 if
+ * the plugin could not be loaded or has no burn_in_plugin.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+
+#include "sm_common.h"
+
+SM_NOINLINE static double after_plugin(void)
+{
+	double start = sm_thread_cpu();
+
+	SM_BURN_CPU(0.4);
+	return sm_thread_cpu() - start;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 3;
+	void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "sm_dlopen: %s\n", dlerror());
+		return 3;
+	}
+	double (*burn)(double);
+	*(void **)&burn = dlsym(h, "burn_in_plugin");
+	if (!burn)
+		return 3;
+	double in_plugin = burn(0.6);
+	dlclose(h);
+	/* RTLD_NOLOAD: a handle only if it is still loaded. */
+	void *again = dlopen(argv[1], RTLD_NOW | RTLD_NOLOAD);
+	if (again)
+		dlclose(again);
+	double after = after_plugin();
+	printf("plugin_cpu %.3f after_cpu %.3f unloaded %s\n", in_plugin,
+	       after, again ? "no" : "yes");
+	return 0;
+}
