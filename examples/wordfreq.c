@@ -3,8 +3,8 @@
  * `wf` program of the input-sensitive profiling paper, with its bug).
  *
  * It reads the text (argv[1], or standard input) line by line with
- * getline, copies each word (a run of letters and digits) into a word
- * buffer, lowers its case with str_tolower and counts it in a hash table
+ * getline, copies each word (see in_word: names, paths and addresses are
+ * words too) into a word buffer, lowers its case with str_tolower and counts it in a hash table
  * with addword.  str_tolower is written the way the paper found it:
  *
  *	for (i = 0; i < strlen(s); i++) s[i] = tolower(s[i]);
@@ -113,6 +113,15 @@ static int addword(const char *word)
 	return 0;
 }
 
+/* Words are runs of letters and digits, with the characters that join
+ * the parts of names, paths and addresses: "build-farm", "10.20.30.41",
+ * "https://example.org/a?b=c" and "ruth.okafor@example.org" are one word
+ * each. */
+static int in_word(char c)
+{
+	return isalnum((unsigned char)c) || (c && strchr("_-./:@?=&%+#~", c));
+}
+
 /* Most frequent first, then alphabetical. */
 static int by_count(const void *a, const void *b)
 {
@@ -176,16 +185,20 @@ int main(int argc, char **argv)
 			word_cap = (size_t)len + 1;
 		}
 		for (ssize_t i = 0; i < len;) {
-			ssize_t start;
+			ssize_t start, end;
 			if (!isalnum((unsigned char)line[i])) {
 				i++;
 				continue;
 			}
-			for (start = i; i < len && isalnum((unsigned char)line[i]);
-			     i++)
+			for (start = i; i < len && in_word(line[i]); i++)
 				;
-			memcpy(word, line + start, (size_t)(i - start));
-			word[i - start] = '\0';
+			/* Punctuation ending a sentence is not the word's. */
+			for (end = i; !isalnum((unsigned char)line[end - 1]) &&
+				      line[end - 1] != '/';
+			     end--)
+				;
+			memcpy(word, line + start, (size_t)(end - start));
+			word[end - start] = '\0';
 			str_tolower(word);
 			if (addword(word)) {
 				status = 1;

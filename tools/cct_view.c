@@ -3,26 +3,16 @@
  */
 #define _GNU_SOURCE
 #include "cct_view.h"
+#include "xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (!q) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
-	return q;
-}
-
 void view_init(struct view *v, bool per_thread, bool lines)
 {
 	memset(v, 0, sizeof(*v));
-	v->root.label = strdup("all");
+	v->root.label = xstrdup("all");
 	v->per_thread = per_thread;
 	v->lines = lines;
 }
@@ -57,7 +47,7 @@ static struct view_node *child(struct view_node *parent, const char *label)
 	}
 	struct view_node *n = xrealloc(NULL, sizeof(*n));
 	memset(n, 0, sizeof(*n));
-	n->label = strdup(label);
+	n->label = xstrdup(label);
 	n->parent = parent;
 	parent->children[parent->n_children++] = n;
 	return n;
@@ -119,28 +109,62 @@ const char *cct_label(struct profile_doc *doc, const struct profile_cct *c,
 	return buf;
 }
 
+/* A tree node's place in its document, to find it by thread and node. */
+struct node_key {
+	uint32_t thread, node;
+	size_t index; /* in doc->cct */
+};
+
+static int by_node(const void *a, const void *b)
+{
+	const struct node_key *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The index of the last node @parent of @thread before @index in the
+ * document, in @keys sorted by_node; SIZE_MAX if there is none. */
+static size_t find_parent(const struct node_key *keys, size_t n,
+			  uint32_t thread, uint32_t parent, size_t index)
+{
+	struct node_key key = { thread, parent, index };
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (by_node(&keys[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && keys[lo - 1].thread == thread && keys[lo - 1].node == parent)
+		return keys[lo - 1].index;
+	return SIZE_MAX;
+}
+
 void view_add(struct view *v, struct profile_doc *doc)
 {
-	/* The view node of each tree node, by thread and node number. */
-	struct view_node ***map = NULL;
-	size_t *map_len = NULL;
-	uint32_t threads = 0;
+	/* The view node of each tree node; its parent found by number (not
+	 * by indexing with it: node and thread numbers can be anything). */
+	struct view_node **placed = xcalloc(doc->n_cct, sizeof(*placed));
+	struct node_key *keys = xcalloc(doc->n_cct, sizeof(*keys));
 	char buf[512], name[128];
 
 	for (size_t i = 0; i < doc->n_cct; i++)
-		if (doc->cct[i].thread + 1 > threads)
-			threads = doc->cct[i].thread + 1;
-	map = calloc(threads + 1, sizeof(*map));
-	map_len = calloc(threads + 1, sizeof(*map_len));
-	if (!map || !map_len) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
+		keys[i] = (struct node_key){ doc->cct[i].thread,
+					     doc->cct[i].node, i };
+	if (doc->n_cct)
+		qsort(keys, doc->n_cct, sizeof(*keys), by_node);
 	for (size_t i = 0; i < doc->n_cct; i++) {
 		const struct profile_cct *c = &doc->cct[i];
-		struct view_node *parent = NULL;
-		if (c->has_parent && c->parent < map_len[c->thread])
-			parent = map[c->thread][c->parent];
+		size_t up = c->has_parent ? find_parent(keys, doc->n_cct,
+							c->thread, c->parent, i)
+					  : SIZE_MAX;
+		struct view_node *parent = up != SIZE_MAX ? placed[up] : NULL;
 		if (!parent)
 			parent = v->per_thread
 					 ? child(&v->root,
@@ -150,25 +174,15 @@ void view_add(struct view *v, struct profile_doc *doc)
 					 : &v->root;
 		struct view_node *n = child(parent, cct_label(doc, c, v->lines,
 							      buf, sizeof(buf)));
-		if (c->node >= map_len[c->thread]) {
-			size_t len = 2 * (size_t)c->node + 16;
-			map[c->thread] = xrealloc(map[c->thread],
-						  len * sizeof(**map));
-			memset(map[c->thread] + map_len[c->thread], 0,
-			       (len - map_len[c->thread]) * sizeof(**map));
-			map_len[c->thread] = len;
-		}
-		map[c->thread][c->node] = n;
+		placed[i] = n;
 		n->samples += c->samples;
 		n->work += c->work;
 		n->overhead += c->overhead;
 		n->blocked += c->blocked;
 		n->idleness += (double)c->idleness_millionths / 1e6;
 	}
-	for (uint32_t t = 0; t < threads; t++)
-		free(map[t]);
-	free(map);
-	free(map_len);
+	free(keys);
+	free(placed);
 }
 
 static int by_total(const void *a, const void *b)
@@ -197,7 +211,9 @@ static void finish(struct view_node *n)
 		n->total_blocked += c->total_blocked;
 		n->total_idleness += c->total_idleness;
 	}
-	qsort(n->children, n->n_children, sizeof(*n->children), by_total);
+	if (n->n_children)
+		qsort(n->children, n->n_children, sizeof(*n->children),
+		      by_total);
 }
 
 void view_finish(struct view *v)
@@ -264,12 +280,8 @@ static size_t height(const struct view_node *n)
 
 void view_print_folded(const struct view *v, FILE *out)
 {
-	char **path = calloc(height(&v->root) + 1, sizeof(*path));
+	char **path = xcalloc(height(&v->root) + 1, sizeof(*path));
 
-	if (!path) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
 	for (size_t i = 0; i < v->root.n_children; i++)
 		print_folded(v->root.children[i], out, path, 0);
 	free(path);

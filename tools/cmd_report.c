@@ -1,18 +1,24 @@
 /*
- * cmd_report.c - `trms report`: what a profile says.
+ * cmd_report.c - `trms report`: what profiles say, merged.  Options are
+ * read here; the report is computed in report_model.c and printed by
+ * report_table.c, report_json.c, report_html.c, cct_view.c and
+ * pprof_export.c.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <inttypes.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cct_view.h"
 #include "commands.h"
 #include "pprof_export.h"
 #include "profile_reader.h"
+#include "report_output.h"
 #include "../src/profile_writer.h"
 
 static const char usage[] =
@@ -22,123 +28,99 @@ static const char usage[] =
 	"processes and runs are merged: tuples of the same region, thread,\n"
 	"metric and input size are added together.\n"
 	"\n"
-	"Without options: one line per region, ranked by total cost, with\n"
-	"its activations, distinct input sizes, largest input and the share\n"
-	"of its input that came from other threads and from outside; then,\n"
-	"if call stacks were sampled, the functions with most samples.\n"
+	"Without options: one line per region, ranked by total cost: its\n"
+	"total cost, activations (calls), distinct input sizes, how its cost\n"
+	"grows with its input size and how sure that estimate is (see\n"
+	"docs/growth.md), its cost at the largest size, the share of its\n"
+	"input that other threads (thread) and the kernel (extern) wrote,\n"
+	"its profile richness ((distinct trms - distinct rms) / distinct rms)\n"
+	"and input volume (1 - total rms / total trms); then a sentence per\n"
+	"region on its growth; then, if call stacks were sampled, the\n"
+	"functions with most samples.\n"
 	"\n"
-	"Options:\n"
-	"  --tree      the sampled calling context tree, top-down: per node\n"
-	"              its share of all samples (total), samples that ended\n"
-	"              there (self), and over its subtree the samples of a\n"
-	"              working thread (work), the idleness charged to them\n"
-	"              (blocked threads per working thread), those in\n"
-	"              synchronisation calls (overhead) and those of blocked\n"
-	"              threads (blocked, with TRMS_SAMPLE_CLOCK=wall).\n"
-	"              Regions show as [name]; a thread's own path starts at\n"
-	"              (thread start), below its creation context\n"
-	"  --folded    the sampled stacks as collapsed stacks, one line per\n"
-	"              distinct stack: frame;frame;...;frame count\n"
-	"  --threads   with --tree or --folded: one tree per thread instead of\n"
-	"              all threads merged\n"
-	"  --lines     name frames with their source file and line too, where\n"
-	"              the program has debug information (-g): for a caller,\n"
-	"              the line of the call.  Read with binutils' addr2line\n"
-	"  --pprof OUT write the sampled stacks to the file OUT as a pprof\n"
-	"              profile (gzip-compressed profile.proto), for `go tool\n"
-	"              pprof` and other pprof readers, and print nothing.\n"
-	"              Frames are named as in --tree; regions are functions\n"
-	"              [name] and thread starts (thread start).  Each sample\n"
-	"              has the labels thread (its name, else its ordinal)\n"
-	"              and region (the innermost region on its stack, if\n"
-	"              any), and the values samples, cpu (or wall, with\n"
-	"              TRMS_SAMPLE_CLOCK=wall) in nanoseconds (the default),\n"
-	"              work and overhead.  OUT is written atomically (a\n"
-	"              temporary file in its directory, then renamed); if\n"
-	"              there are no samples, nothing is written\n"
-	"  --min P     with --tree: leave out nodes under P% of all samples\n"
-	"              (default 1)\n"
-	"  --tuples    print every tuple as tab-separated values, one per\n"
-	"              line, under the header line\n"
-	"              region thread metric n count min max sum sumsq "
+	"Choosing what the table shows:\n"
+	"  --stat S     the cost statistic fitted and shown: worst (default),\n"
+	"               mean or best\n"
+	"  --size M     the input size: trms (default) or rms\n"
+	"  --threads    one entry per region and thread, instead of threads\n"
+	"               merged (with --tree or --folded: one tree per thread)\n"
+	"  --sort K     rank by cost (default), calls, sizes, growth or name\n"
+	"  --filter RE  only regions whose name matches the extended regular\n"
+	"               expression RE\n"
+	"  --limit N    only the first N regions\n"
+	"  --color WHEN colour the table: auto (default: when standard output\n"
+	"               is a terminal and NO_COLOR is not set), always, never\n"
+	"\n"
+	"Other forms:\n"
+	"  --json       the report as one JSON document (docs/report-json.md);\n"
+	"               the options above apply\n"
+	"  --html OUT   the report as one self-contained HTML page written to\n"
+	"               OUT (no network access needed to view it): per region,\n"
+	"               cost against input size with the fitted curve, the\n"
+	"               number of activations per size, cost / g(n), trms\n"
+	"               against rms; and the sampled calling context tree as\n"
+	"               an icicle.  The options above apply\n"
+	"  --tuples     every tuple as tab-separated values, one per line,\n"
+	"               under the header line\n"
+	"               region thread metric n count min max sum sumsq "
 	"induced_thread induced_external\n"
-	"              sorted by region, thread, metric (trms first) and n.\n"
-	"              thread is the thread's name if it has one, else its\n"
-	"              ordinal (0 is the main thread); tabs, newlines and\n"
-	"              backslashes in names are written as \\t, \\n, \\\\.\n"
-	"  -h, --help  show this help\n"
+	"               sorted by region, thread, metric (trms first) and n.\n"
+	"               thread is the thread's name if it has one, else its\n"
+	"               ordinal (0 is the main thread); tabs, newlines and\n"
+	"               backslashes in names are written as \\t, \\n, \\\\.\n"
+	"  --tree       the sampled calling context tree, top-down: per node\n"
+	"               its share of all samples (total), samples that ended\n"
+	"               there (self), and over its subtree the samples of a\n"
+	"               working thread (work), the idleness charged to them\n"
+	"               (blocked threads per working thread), those in\n"
+	"               synchronisation calls (overhead) and those of blocked\n"
+	"               threads (blocked, with TRMS_SAMPLE_CLOCK=wall).\n"
+	"               Regions show as [name]; a thread's own path starts at\n"
+	"               (thread start), below its creation context\n"
+	"  --min P      with --tree: leave out nodes under P% of all samples\n"
+	"               (default 1)\n"
+	"  --folded     the sampled stacks as collapsed stacks, one line per\n"
+	"               distinct stack: frame;frame;...;frame count\n"
+	"  --lines      name frames with their source file and line too, where\n"
+	"               the program has debug information (-g): for a caller,\n"
+	"               the line of the call.  Read with binutils' addr2line\n"
+	"  --pprof OUT  write the sampled stacks to the file OUT as a pprof\n"
+	"               profile (gzip-compressed profile.proto), for `go tool\n"
+	"               pprof` and other pprof readers, and print nothing.\n"
+	"               Frames are named as in --tree, with source lines where\n"
+	"               there is debug information; regions are functions\n"
+	"               [name] and thread starts (thread start).  Each sample\n"
+	"               has the labels thread (its name, else its ordinal)\n"
+	"               and region (the innermost region on its stack, if\n"
+	"               any), and the values samples, cpu (or wall, with\n"
+	"               TRMS_SAMPLE_CLOCK=wall) in nanoseconds (the default),\n"
+	"               work and overhead.  OUT is written atomically (a\n"
+	"               temporary file in its directory, then renamed); if\n"
+	"               there are no samples, nothing is written\n"
+	"  -h, --help   show this help\n"
 	"\n"
 	"Exit status: 0 on success; 2 if a profile cannot be read (a message\n"
 	"names the file and line) or the profiles cannot be combined (costs\n"
 	"in different units; with --pprof, samples of CPU and of wall time),\n"
 	"with --pprof if the profiles have no call-stack samples, or on bad\n"
-	"usage; 1 if the output cannot be written (with --pprof: OUT cannot\n"
-	"be created or written, and is left as it was).\n";
+	"usage; 1 if the output cannot be written (with --pprof and --html:\n"
+	"OUT cannot be created or written, and is left as it was).\n";
 
-/* One merged tuple, keyed by text so that profiles combine. */
-struct row {
-	const char *region;
-	const char *thread;
-	bool thread_named;
-	uint32_t thread_ordinal;
-	struct tuple_data data;
+enum form { FORM_TABLE, FORM_JSON, FORM_HTML, FORM_TUPLES, FORM_TREE,
+	    FORM_FOLDED, FORM_PPROF };
+
+struct settings {
+	enum form form;
+	bool form_given;
+	struct report_options opt;
+	enum report_sort sort;
+	const char *filter;
+	size_t limit;
+	int colour; /* -1 auto, 0 never, 1 always */
+	bool lines;
+	double min_percent;
+	const char *pprof_out, *html_out;
 };
-
-struct rows {
-	struct row *v;
-	size_t n, cap;
-};
-
-static int compare_rows(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-	int c = strcmp(x->region, y->region);
-
-	if (c)
-		return c;
-	if (x->thread_named != y->thread_named)
-		return x->thread_named ? 1 : -1;
-	if (x->thread_named) {
-		c = strcmp(x->thread, y->thread);
-		if (c)
-			return c;
-	} else if (x->thread_ordinal != y->thread_ordinal) {
-		return x->thread_ordinal < y->thread_ordinal ? -1 : 1;
-	}
-	if (x->data.metric != y->data.metric)
-		return x->data.metric < y->data.metric ? -1 : 1;
-	if (x->data.n != y->data.n)
-		return x->data.n < y->data.n ? -1 : 1;
-	return 0;
-}
-
-static void add_row(struct rows *rows, const struct row *r)
-{
-	if (rows->n == rows->cap) {
-		rows->cap = rows->cap ? 2 * rows->cap : 256;
-		rows->v = realloc(rows->v, rows->cap * sizeof(*rows->v));
-		if (!rows->v) {
-			fprintf(stderr, "trms: out of memory\n");
-			exit(1);
-		}
-	}
-	rows->v[rows->n++] = *r;
-}
-
-/* Sort and fold rows with equal keys. */
-static void merge_rows(struct rows *rows)
-{
-	size_t out = 0;
-
-	qsort(rows->v, rows->n, sizeof(*rows->v), compare_rows);
-	for (size_t i = 0; i < rows->n; i++) {
-		if (out && compare_rows(&rows->v[out - 1], &rows->v[i]) == 0)
-			tuple_merge(&rows->v[out - 1].data, &rows->v[i].data);
-		else
-			rows->v[out++] = rows->v[i];
-	}
-	rows->n = out;
-}
 
 static void print_field(const char *s)
 {
@@ -154,21 +136,21 @@ static void print_field(const char *s)
 	}
 }
 
-static void print_tuples(const struct rows *rows)
+static void print_tuples(const struct report *r)
 {
 	char sumsq[40];
 
 	puts("region\tthread\tmetric\tn\tcount\tmin\tmax\tsum\tsumsq\t"
 	     "induced_thread\tinduced_external");
-	for (size_t i = 0; i < rows->n; i++) {
-		const struct row *r = &rows->v[i];
-		const struct tuple_data *d = &r->data;
-		print_field(r->region);
+	for (size_t i = 0; i < r->n_rows; i++) {
+		const struct report_row *row = &r->rows[i];
+		const struct tuple_data *d = &row->data;
+		print_field(row->region);
 		putchar('\t');
-		if (r->thread_named)
-			print_field(r->thread);
+		if (row->thread)
+			print_field(row->thread);
 		else
-			printf("%" PRIu32, r->thread_ordinal);
+			printf("%" PRIu32, row->thread_ordinal);
 		printf("\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
 		       "\t%" PRIu64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\n",
 		       d->metric == METRIC_TRMS ? "trms" : "rms", d->n,
@@ -178,217 +160,291 @@ static void print_tuples(const struct rows *rows)
 	}
 }
 
-struct region_summary {
-	const char *name;
-	uint64_t activations, sizes, max_n;
-	long double total_cost;
-	uint64_t input, induced_thread, induced_external;
-};
-
-static int by_cost(const void *a, const void *b)
+/* One of @names, as its index; -1 if none. */
+static int pick(const char *arg, const char *const *names, int n)
 {
-	const struct region_summary *x = a, *y = b;
-
-	if (x->total_cost != y->total_cost)
-		return x->total_cost > y->total_cost ? -1 : 1;
-	return strcmp(x->name, y->name);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	return -1;
 }
 
-/* Per region, from the trms-keyed tuples (rows are sorted by region). */
-static void print_summary(const struct rows *rows, const char *unit)
+static int set_form(struct settings *s, enum form form)
 {
-	struct region_summary *s = calloc(rows->n + 1, sizeof(*s));
-	size_t n = 0;
-
-	if (!s) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
-	for (size_t i = 0; i < rows->n; i++) {
-		const struct row *r = &rows->v[i];
-		if (r->data.metric != METRIC_TRMS)
-			continue;
-		if (!n || strcmp(s[n - 1].name, r->region))
-			s[n++].name = r->region;
-		struct region_summary *cur = &s[n - 1];
-		cur->activations += r->data.count;
-		cur->sizes++; /* distinct per thread; close enough per region */
-		if (r->data.n > cur->max_n)
-			cur->max_n = r->data.n;
-		cur->total_cost += r->data.sum;
-		cur->input += r->data.n * r->data.count;
-		cur->induced_thread += r->data.induced_thread;
-		cur->induced_external += r->data.induced_external;
-	}
-	qsort(s, n, sizeof(*s), by_cost);
-	printf("%-32s %12s %8s %10s %16s %8s %8s\n", "region", "activations",
-	       "tuples", "max trms", unit, "thread%", "extern%");
-	for (size_t i = 0; i < n; i++) {
-		double in = s[i].input ? (double)s[i].input : 1.0;
-		printf("%-32s %12" PRIu64 " %8" PRIu64 " %10" PRIu64
-		       " %16.0Lf %7.1f%% %7.1f%%\n",
-		       s[i].name, s[i].activations, s[i].sizes, s[i].max_n,
-		       s[i].total_cost, 100.0 * (double)s[i].induced_thread / in,
-		       100.0 * (double)s[i].induced_external / in);
-	}
-	free(s);
+	if (s->form_given && s->form != form)
+		return usage_error("report", "--json, --html, --tuples, "
+					     "--tree, --folded and --pprof "
+					     "exclude each other");
+	s->form = form;
+	s->form_given = true;
+	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+static int parse_options(int argc, char **argv, struct settings *s)
 {
 	static const struct option longopts[] = {
 		{ "tuples", no_argument, NULL, 't' },
 		{ "tree", no_argument, NULL, 'T' },
 		{ "folded", no_argument, NULL, 'F' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "pprof", required_argument, NULL, 'p' },
 		{ "threads", no_argument, NULL, 'P' },
 		{ "lines", no_argument, NULL, 'l' },
 		{ "min", required_argument, NULL, 'm' },
-		{ "pprof", required_argument, NULL, 'p' },
+		{ "stat", required_argument, NULL, 's' },
+		{ "size", required_argument, NULL, 'z' },
+		{ "sort", required_argument, NULL, 'o' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "limit", required_argument, NULL, 'n' },
+		{ "color", required_argument, NULL, 'c' },
+		{ "colour", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool tuples = false, tree = false, folded = false, per_thread = false,
-	     lines = false;
-	const char *pprof_out = NULL;
-	double min_percent = 1.0;
-	int c;
+	static const char *const stats[] = { "worst", "mean", "best" };
+	static const char *const sizes[] = { "trms", "rms" };
+	static const char *const sorts[] = { "cost", "calls", "sizes",
+					     "growth", "name" };
+	static const char *const colours[] = { "never", "always", "auto" };
+	int c, k, rc = 0;
+	char *end;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			tuples = true;
+			rc = set_form(s, FORM_TUPLES);
 			break;
 		case 'T':
-			tree = true;
+			rc = set_form(s, FORM_TREE);
 			break;
 		case 'F':
-			folded = true;
+			rc = set_form(s, FORM_FOLDED);
 			break;
-		case 'P':
-			per_thread = true;
+		case 'j':
+			rc = set_form(s, FORM_JSON);
 			break;
-		case 'l':
-			lines = true;
+		case 'H':
+			if (!*optarg)
+				return usage_error("report",
+						   "--html takes a file name");
+			s->html_out = optarg;
+			rc = set_form(s, FORM_HTML);
 			break;
 		case 'p':
 			if (!*optarg)
 				return usage_error("report",
 						   "--pprof takes a file name");
-			pprof_out = optarg;
+			s->pprof_out = optarg;
+			rc = set_form(s, FORM_PPROF);
 			break;
-		case 'm': {
-			char *end;
-			min_percent = strtod(optarg, &end);
-			if (*end || min_percent < 0 || min_percent > 100)
+		case 'P':
+			s->opt.per_thread = true;
+			break;
+		case 'l':
+			s->lines = true;
+			break;
+		case 'm':
+			s->min_percent = strtod(optarg, &end);
+			if (*end || !*optarg || s->min_percent < 0 ||
+			    s->min_percent > 100)
 				return usage_error("report",
 						   "--min takes a percentage");
 			break;
+		case 's':
+			if ((k = pick(optarg, stats, 3)) < 0)
+				return usage_error("report", "--stat must be "
+							     "worst, mean or "
+							     "best");
+			s->opt.stat = (enum cost_stat)k;
+			break;
+		case 'z':
+			if ((k = pick(optarg, sizes, 2)) < 0)
+				return usage_error("report",
+						   "--size must be trms or rms");
+			s->opt.metric = k ? METRIC_RMS : METRIC_TRMS;
+			break;
+		case 'o':
+			if ((k = pick(optarg, sorts, 5)) < 0)
+				return usage_error("report", "--sort must be "
+							     "cost, calls, "
+							     "sizes, growth "
+							     "or name");
+			s->sort = (enum report_sort)k;
+			break;
+		case 'f':
+			s->filter = optarg;
+			break;
+		case 'n': {
+			unsigned long long n = strtoull(optarg, &end, 10);
+			if (*end || !*optarg || *optarg == '-' || !n)
+				return usage_error("report", "--limit takes a "
+							     "positive number");
+			s->limit = (size_t)n;
+			break;
 		}
+		case 'c':
+			if ((k = pick(optarg, colours, 3)) < 0)
+				return usage_error("report", "--color must be "
+							     "auto, always or "
+							     "never");
+			s->colour = k == 2 ? -1 : k;
+			break;
 		case 'h':
 			fputs(usage, stdout);
-			return 0;
+			return -1;
 		default:
 			return usage_error("report", NULL);
 		}
 	}
+	if (rc)
+		return rc;
 	if (optind == argc)
 		return usage_error("report", "no PROFILE given");
-	if (pprof_out && (tuples || tree || folded))
-		return usage_error("report", "--pprof cannot be combined with "
-					     "--tuples, --tree or --folded");
+	return 0;
+}
+
+static bool want_colour(int setting)
+{
+	const char *no_colour = getenv("NO_COLOR");
+	const char *term = getenv("TERM");
+
+	if (setting >= 0)
+		return setting;
+	return isatty(STDOUT_FILENO) && !(no_colour && *no_colour) &&
+	       !(term && !strcmp(term, "dumb"));
+}
+
+/* The sampled trees of @docs merged (or per thread). */
+static void build_view(struct view *v, const struct settings *s,
+		       struct profile_doc *docs, size_t n_docs)
+{
+	view_init(v, s->opt.per_thread, s->lines);
+	for (size_t i = 0; i < n_docs; i++)
+		view_add(v, &docs[i]);
+	view_finish(v);
+}
+
+static int print_report(const struct settings *s, struct report *r,
+			struct profile_doc *docs, size_t n_docs,
+			char *const *paths)
+{
+	struct view v;
+	regex_t filter;
+
+	if (s->filter) {
+		int rc = regcomp(&filter, s->filter, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char why[128];
+			regerror(rc, &filter, why, sizeof(why));
+			fprintf(stderr, "trms report: --filter '%s': %s\n",
+				s->filter, why);
+			return 2;
+		}
+	}
+	report_sort(r, s->sort);
+	report_select(r, s->filter ? &filter : NULL, s->limit);
+	if (s->filter)
+		regfree(&filter);
+	build_view(&v, s, docs, n_docs);
+	const struct view *tree = v.root.total_samples ? &v : NULL;
+	int status = 0;
+	if (s->form == FORM_JSON) {
+		report_print_json(r, tree, paths, n_docs, stdout);
+	} else if (s->form == FORM_HTML) {
+		char err[512];
+		status = report_write_html(r, tree, paths, n_docs, s->html_out,
+					   err, sizeof(err));
+		if (status)
+			fprintf(stderr, "trms report: %s\n", err);
+	} else {
+		if (r->n_regions)
+			report_print_table(r, stdout, want_colour(s->colour));
+		else if (r->n_rows && s->filter)
+			printf("no region matches '%s'\n", s->filter);
+		if (v.root.total_samples) {
+			printf("%s%" PRIu64 " call-stack samples; the functions "
+			       "where most ended (trms report --tree for the "
+			       "paths):\n",
+			       r->n_regions ? "\n" : "", v.root.total_samples);
+			view_print_hot(&v, stdout, 15);
+		} else if (!r->n_rows) {
+			printf("no regions and no call-stack samples in this "
+			       "profile\n");
+		}
+	}
+	view_free(&v);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct settings s = {
+		.opt = { METRIC_TRMS, STAT_WORST, false },
+		.sort = SORT_COST,
+		.colour = -1,
+		.min_percent = 1.0,
+	};
+	int status = parse_options(argc, argv, &s);
+
+	if (status)
+		return status < 0 ? 0 : status;
 
 	size_t n_docs = (size_t)(argc - optind);
+	char *const *paths = argv + optind;
 	struct profile_doc *docs = calloc(n_docs, sizeof(*docs));
-	struct rows rows = { 0 };
-	const char *unit = NULL;
+	struct report r = { 0 };
 	char err[512];
-	int status = 0;
 
 	if (!docs) {
 		fprintf(stderr, "trms: out of memory\n");
 		return 1;
 	}
-	for (size_t i = 0; i < n_docs; i++) {
-		struct profile_doc *doc = &docs[i];
-		if (profile_read(argv[optind + (int)i], doc, err, sizeof(err))) {
+	for (size_t i = 0; i < n_docs && !status; i++)
+		if (profile_read(paths[i], &docs[i], err, sizeof(err))) {
 			fprintf(stderr, "trms report: %s\n", err);
 			status = 2;
-			goto out;
 		}
-		const char *cost = profile_meta(doc, "cost");
-		if (!cost)
-			cost = "ns";
-		if (unit && strcmp(unit, cost)) {
-			fprintf(stderr,
-				"trms report: %s: costs in %s, but %s has "
-				"costs in %s; they cannot be combined\n",
-				doc->path, cost, docs[0].path, unit);
-			status = 2;
-			goto out;
-		}
-		unit = cost;
-		for (size_t j = 0; j < doc->n_tuples; j++) {
-			const struct profile_tuple *t = &doc->tuples[j];
-			const struct profile_thread *th =
-				profile_thread(doc, t->thread);
-			struct row r = {
-				.region = profile_region_name(doc,
-							      t->data.region),
-				.thread = th->name,
-				.thread_named = th->name != NULL,
-				.thread_ordinal = t->thread,
-				.data = t->data,
-			};
-			add_row(&rows, &r);
-		}
-	}
-	merge_rows(&rows);
-	if (pprof_out) {
-		status = pprof_export(pprof_out, docs, n_docs, err,
+	if (!status && (status = report_build(&r, docs, n_docs, &s.opt, err,
+					      sizeof(err))))
+		fprintf(stderr, "trms report: %s\n", err);
+	if (status)
+		goto out;
+	switch (s.form) {
+	case FORM_PPROF:
+		status = pprof_export(s.pprof_out, docs, n_docs, err,
 				      sizeof(err));
 		if (status)
 			fprintf(stderr, "trms report: %s\n", err);
-	} else if (tuples) {
-		print_tuples(&rows);
-	} else if (tree || folded) {
+		break;
+	case FORM_TUPLES:
+		print_tuples(&r);
+		break;
+	case FORM_TREE:
+	case FORM_FOLDED: {
 		struct view v;
-		view_init(&v, per_thread, lines);
-		for (size_t i = 0; i < n_docs; i++)
-			view_add(&v, &docs[i]);
-		view_finish(&v);
-		if (tree)
-			view_print_tree(&v, stdout, min_percent);
+		build_view(&v, &s, docs, n_docs);
+		if (s.form == FORM_TREE)
+			view_print_tree(&v, stdout, s.min_percent);
 		else
 			view_print_folded(&v, stdout);
 		view_free(&v);
-	} else {
-		struct view v;
-		if (rows.n)
-			print_summary(&rows, !strcmp(unit, "events")
-						     ? "total events"
-						     : "total ns");
-		view_init(&v, false, lines);
-		for (size_t i = 0; i < n_docs; i++)
-			view_add(&v, &docs[i]);
-		view_finish(&v);
-		if (v.root.total_samples) {
-			printf("%s%" PRIu64 " call-stack samples; the functions "
-			       "where most ended (trms report --tree for the "
-			       "paths):\n",
-			       rows.n ? "\n" : "", v.root.total_samples);
-			view_print_hot(&v, stdout, 15);
-		} else if (!rows.n) {
-			printf("no regions and no call-stack samples in this "
-			       "profile\n");
-		}
-		view_free(&v);
+		break;
+	}
+	case FORM_TABLE:
+	case FORM_JSON:
+	case FORM_HTML:
+		status = print_report(&s, &r, docs, n_docs, paths);
+		break;
 	}
 out:
+	report_free(&r);
 	for (size_t i = 0; i < n_docs; i++)
 		profile_doc_free(&docs[i]);
 	free(docs);
-	free(rows.v);
-	if (fflush(stdout) != 0 && !status)
+	if (fflush(stdout) != 0 && !status) {
+		fprintf(stderr, "trms report: cannot write the output\n");
 		status = 1;
+	}
 	return status;
 }

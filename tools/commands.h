@@ -4,6 +4,7 @@
 #ifndef TRMS_COMMANDS_H
 #define TRMS_COMMANDS_H
 
+int cmd_merge(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);

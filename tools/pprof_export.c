@@ -30,31 +30,10 @@
 
 #include "cct_view.h"
 #include "profile.pb-c.h"
+#include "xalloc.h"
 
 /* The values of every sample, in the order of the sample types. */
 enum { V_SAMPLES, V_TIME, V_WORK, V_OVERHEAD, N_VALUES };
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (!q) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
-	return q;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
 
 static uint64_t hash_bytes(const void *data, size_t len, uint64_t h)
 {

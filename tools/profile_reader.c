@@ -12,31 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../src/elf_symbols.h"
 #include "../src/profile_writer.h"
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (!q) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
-	return q;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
-	return d;
-}
+#include "xalloc.h"
 
 #define APPEND(arr, n, item)                                               \
 	do {                                                               \
@@ -113,11 +93,21 @@ static bool parse_u32(const char *s, uint32_t *out)
 	return true;
 }
 
+/* The cct nodes read so far, by thread and node number: open
+ * addressing, so that any numbers a file uses cost no more than its
+ * lines. */
+struct node_slot {
+	uint32_t thread, node;
+	unsigned depth; /* 1 at the top of the tree; 0: an empty slot */
+};
+
 struct reading {
 	const char *path;
 	size_t line;
 	char *err;
 	size_t errlen;
+	struct node_slot *nodes;
+	size_t n_nodes, cap_nodes; /* cap_nodes: 0 or a power of two */
 };
 
 static int bad(struct reading *r, const char *fmt, ...)
@@ -210,11 +200,10 @@ static int read_context(struct reading *r, struct profile_thread *th,
 	return 0;
 }
 
-/* thread <ordinal> [key=value...]; unknown keys are ignored. */
-static int read_thread(struct reading *r, struct profile_doc *doc, char **f,
-		       size_t n)
+/* One key=value field of a thread line; unknown keys are ignored. */
+static int read_thread_field(struct reading *r, struct profile_thread *th,
+			     char *field)
 {
-	struct profile_thread th = { 0 };
 	static const struct {
 		const char *key;
 		size_t offset;
@@ -224,6 +213,37 @@ static int read_thread(struct reading *r, struct profile_doc *doc, char **f,
 		{ "out_bytes", offsetof(struct profile_thread, out_bytes) },
 		{ "out_calls", offsetof(struct profile_thread, out_calls) },
 	};
+	char *value = strchr(field, '=');
+
+	if (!value)
+		return bad(r, "thread field '%s' is not key=value", field);
+	*value++ = '\0';
+	if (!strcmp(field, "name")) {
+		if (profile_unescape(value) || !*value)
+			return bad(r, "bad thread name");
+		free(th->name);
+		th->name = xstrdup(value);
+	} else if (!strcmp(field, "creator")) {
+		if (!parse_u32(value, &th->creator))
+			return bad(r, "bad creator '%s'", value);
+		th->has_creator = true;
+	} else if (!strcmp(field, "context")) {
+		return read_context(r, th, value);
+	} else {
+		for (size_t k = 0; k < sizeof(counters) / sizeof(counters[0]); k++)
+			if (!strcmp(field, counters[k].key) &&
+			    !parse_u64(value, (uint64_t *)((char *)th +
+							   counters[k].offset)))
+				return bad(r, "bad %s '%s'", field, value);
+	}
+	return 0;
+}
+
+/* thread <ordinal> [key=value...] */
+static int read_thread(struct reading *r, struct profile_doc *doc, char **f,
+		       size_t n)
+{
+	struct profile_thread th = { 0 };
 
 	if (n < 2 || n > MAX_FIELDS)
 		return bad(r, "malformed thread line");
@@ -232,31 +252,9 @@ static int read_thread(struct reading *r, struct profile_doc *doc, char **f,
 	if (profile_thread(doc, th.ordinal))
 		return bad(r, "thread %u declared twice", th.ordinal);
 	for (size_t i = 2; i < n; i++) {
-		char *value = strchr(f[i], '=');
-		if (!value)
-			return bad(r, "thread field '%s' is not key=value", f[i]);
-		*value++ = '\0';
-		if (!strcmp(f[i], "name")) {
-			if (profile_unescape(value) || !*value)
-				return bad(r, "bad thread name");
+		if (read_thread_field(r, &th, f[i])) {
 			free(th.name);
-			th.name = xstrdup(value);
-		} else if (!strcmp(f[i], "creator")) {
-			if (!parse_u32(value, &th.creator))
-				return bad(r, "bad creator '%s'", value);
-			th.has_creator = true;
-		} else if (!strcmp(f[i], "context")) {
-			if (read_context(r, &th, value))
-				return -1;
-		} else {
-			for (size_t k = 0; k < sizeof(counters) / sizeof(counters[0]);
-			     k++)
-				if (!strcmp(f[i], counters[k].key) &&
-				    !parse_u64(value,
-					       (uint64_t *)((char *)&th +
-							    counters[k].offset)))
-					return bad(r, "bad %s '%s'", f[i],
-						   value);
+			return -1;
 		}
 	}
 	APPEND(doc->threads, doc->n_threads, th);
@@ -321,6 +319,63 @@ static int read_symbol(struct reading *r, struct profile_doc *doc, char **f,
 	return 0;
 }
 
+/* The slot of node @node of thread @thread in r->nodes (which has room). */
+static struct node_slot *node_slot(const struct reading *r, uint32_t thread,
+				   uint32_t node)
+{
+	uint64_t h = ((uint64_t)thread << 32 | node) * 0x9e3779b97f4a7c15u;
+	size_t mask = r->cap_nodes - 1, i = (size_t)(h >> 32) & mask;
+
+	while (r->nodes[i].depth &&
+	       (r->nodes[i].thread != thread || r->nodes[i].node != node))
+		i = (i + 1) & mask;
+	return &r->nodes[i];
+}
+
+/* Make room for one more node: at most half the slots are taken. */
+static void grow_nodes(struct reading *r)
+{
+	struct node_slot *old = r->nodes;
+	size_t old_cap = r->cap_nodes;
+
+	if (2 * (r->n_nodes + 1) <= r->cap_nodes)
+		return;
+	r->cap_nodes = old_cap ? 2 * old_cap : 64;
+	r->nodes = xcalloc(r->cap_nodes, sizeof(*r->nodes));
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].depth)
+			*node_slot(r, old[i].thread, old[i].node) = old[i];
+	free(old);
+}
+
+/* Where @c sits in its thread's tree: its node number is new, its parent
+ * came before it, and the tree is no deeper than the report's recursive
+ * walks can go. */
+static int place_cct(struct reading *r, const struct profile_cct *c)
+{
+	unsigned depth = 1;
+
+	grow_nodes(r);
+	struct node_slot *slot = node_slot(r, c->thread, c->node);
+	if (slot->depth)
+		return bad(r, "cct node %u of thread %u declared twice",
+			   c->node, c->thread);
+	if (c->has_parent) {
+		const struct node_slot *up =
+			node_slot(r, c->thread, c->parent);
+		if (!up->depth)
+			return bad(r, "cct node %u before its parent %u",
+				   c->node, c->parent);
+		depth = up->depth + 1;
+		if (depth > PROFILE_CCT_DEPTH_MAX)
+			return bad(r, "cct tree deeper than %d",
+				   PROFILE_CCT_DEPTH_MAX);
+	}
+	*slot = (struct node_slot){ c->thread, c->node, depth };
+	r->n_nodes++;
+	return 0;
+}
+
 /* cct <thread> <node> <parent|-> frame|region|thread <a> <b> <samples>
  *     <work> <idleness> <overhead> <blocked> */
 static int read_cct(struct reading *r, struct profile_doc *doc, char **f,
@@ -361,6 +416,8 @@ static int read_cct(struct reading *r, struct profile_doc *doc, char **f,
 	    !profile_region_name(doc, (uint32_t)c.a))
 		return bad(r, "cct node of undeclared region %llu",
 			   (unsigned long long)c.a);
+	if (place_cct(r, &c))
+		return -1;
 	APPEND(doc->cct, doc->n_cct, c);
 	return 0;
 }
@@ -436,59 +493,133 @@ static int compare_symbols(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* Lines longer than this are refused: the library writes none longer
+ * than a few kilobytes (a module path, a symbol name), and a file whose
+ * line never ends (/dev/zero) must not take all memory. */
+#define LINE_MAX_BYTES ((size_t)1 << 20)
+
+enum line_end {
+	LINE_NEWLINE,
+	LINE_EOF, /* nothing read */
+	LINE_CUT, /* the file ends in the line */
+	LINE_TOO_LONG,
+	LINE_NUL,
+	LINE_READ_ERROR,
+};
+
+/* The next line of @f, without its newline, in *@line (grown as needed);
+ * if it is refused, as much of it as was read. */
+static enum line_end next_line(FILE *f, char **line, size_t *cap)
+{
+	size_t len = 0;
+	int c;
+
+	if (!*cap) {
+		*cap = 256;
+		*line = xrealloc(NULL, *cap);
+	}
+	while ((c = getc_unlocked(f)) != EOF && c != '\n' && c != '\0') {
+		if (len == LINE_MAX_BYTES)
+			break;
+		if (len + 1 == *cap) {
+			*cap *= 2;
+			*line = xrealloc(*line, *cap);
+		}
+		(*line)[len++] = (char)c;
+	}
+	(*line)[len] = '\0';
+	if (c == '\n')
+		return LINE_NEWLINE;
+	if (c == '\0')
+		return LINE_NUL;
+	if (c != EOF)
+		return LINE_TOO_LONG;
+	if (ferror(f))
+		return LINE_READ_ERROR;
+	return len ? LINE_CUT : LINE_EOF;
+}
+
+static const char header[] = "trms-profile ";
+#define HEADER_LEN (sizeof(header) - 1)
+
+/* The first line: "trms-profile <version>". */
+static int read_header(struct reading *r, const char *line)
+{
+	const char *version = line + HEADER_LEN;
+	uint64_t v;
+
+	if (strncmp(line, header, HEADER_LEN) || !*version ||
+	    version[strspn(version, "0123456789")])
+		return bad(r, "not a trms profile (the first line should be "
+			      "'trms-profile %d')",
+			   PROFILE_FORMAT_VERSION);
+	if (!parse_u64(version, &v) || v != PROFILE_FORMAT_VERSION)
+		return bad(r, "profile format version %.20s; this trms reads "
+			      "version %d",
+			   version, PROFILE_FORMAT_VERSION);
+	return 0;
+}
+
+/* Whether the start of a first line that could not be read whole may be
+ * the start of a profile's. */
+static bool could_be_header(const char *start)
+{
+	size_t len = strlen(start);
+
+	return len && !strncmp(start, header,
+			       len < HEADER_LEN ? len : HEADER_LEN);
+}
+
 int profile_read(const char *path, struct profile_doc *doc, char *err,
 		 size_t errlen)
 {
-	struct reading r = { path, 0, err, errlen };
+	struct reading r = { .path = path, .err = err, .errlen = errlen };
 	FILE *f = fopen(path, "r");
+	struct stat st;
 	char *line = NULL;
 	size_t cap = 0;
 	bool ended = false;
-	ssize_t len;
+	enum line_end end;
 	int rc = -1;
 
 	memset(doc, 0, sizeof(*doc));
 	doc->path = xstrdup(path);
 	if (!f)
 		return bad(&r, "%s", strerror(errno));
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		r.line++;
-		if (len == 0 || line[len - 1] != '\n') {
-			bad(&r, "truncated line (no newline at the end)");
-			goto out;
-		}
-		line[--len] = '\0';
-		if ((size_t)len != strlen(line)) {
-			bad(&r, "NUL byte in the line");
-			goto out;
-		}
-		if (r.line == 1) {
-			int version;
-			char extra;
-			if (sscanf(line, "trms-profile %d%c", &version, &extra) !=
-			    1) {
-				bad(&r, "not a trms profile (the first line "
-					"should be 'trms-profile %d')",
-				    PROFILE_FORMAT_VERSION);
-				goto out;
-			}
-			if (version != PROFILE_FORMAT_VERSION) {
-				bad(&r,
-				    "profile format version %d; this trms "
-				    "reads version %d",
-				    version, PROFILE_FORMAT_VERSION);
-				goto out;
-			}
-			continue;
-		}
-		if (read_line(&r, doc, line, &ended))
-			goto out;
-	}
-	if (ferror(f)) {
-		bad(&r, "read error: %s", strerror(errno));
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		bad(&r, "a directory, not a profile");
 		goto out;
 	}
+	while ((end = next_line(f, &line, &cap)) == LINE_NEWLINE) {
+		r.line++;
+		if (r.line == 1 ? read_header(&r, line)
+				: read_line(&r, doc, line, &ended))
+			goto out;
+	}
+	int error = errno;
 	r.line++;
+	if (r.line == 1 && (end == LINE_CUT || end == LINE_TOO_LONG ||
+			    end == LINE_NUL) && !could_be_header(line)) {
+		read_header(&r, line);
+		goto out;
+	}
+	switch (end) {
+	case LINE_NEWLINE:
+	case LINE_EOF:
+		break;
+	case LINE_CUT:
+		bad(&r, "truncated line (no newline at the end)");
+		goto out;
+	case LINE_TOO_LONG:
+		bad(&r, "line longer than %zu bytes", LINE_MAX_BYTES);
+		goto out;
+	case LINE_NUL:
+		bad(&r, "NUL byte in the line");
+		goto out;
+	case LINE_READ_ERROR:
+		bad(&r, "read error: %s", strerror(error));
+		goto out;
+	}
 	if (r.line == 1) {
 		r.line = 0;
 		bad(&r, "empty file, not a trms profile");
@@ -498,11 +629,13 @@ int profile_read(const char *path, struct profile_doc *doc, char *err,
 		bad(&r, "truncated profile: no end line");
 		goto out;
 	}
-	qsort(doc->symbols, doc->n_symbols, sizeof(*doc->symbols),
-	      compare_symbols);
+	if (doc->n_symbols)
+		qsort(doc->symbols, doc->n_symbols, sizeof(*doc->symbols),
+		      compare_symbols);
 	rc = 0;
 out:
 	free(line);
+	free(r.nodes);
 	fclose(f);
 	return rc;
 }
@@ -569,7 +702,13 @@ const struct profile_module *profile_module(const struct profile_doc *doc,
  * them at once. */
 static void look_up_symbols(struct profile_doc *doc, struct profile_module *m)
 {
+	struct stat st;
+
 	m->symbols_looked_up = true;
+	/* A regular file only: opening a FIFO would wait for a writer, and
+	 * opening a device may do something. */
+	if (stat(m->path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
 	struct elf_symbols *symbols = elf_symbols_load(m->path);
 	if (!symbols)
 		return;
@@ -578,8 +717,8 @@ static void look_up_symbols(struct profile_doc *doc, struct profile_module *m)
 		const struct profile_cct *c = &doc->cct[i];
 		struct profile_symbol key = { m->id, c->b, NULL, 0 };
 		if (c->kind != PROFILE_CCT_FRAME || c->a != m->id ||
-		    bsearch(&key, doc->symbols, named, sizeof(key),
-			    compare_symbols))
+		    (named && bsearch(&key, doc->symbols, named, sizeof(key),
+				      compare_symbols)))
 			continue;
 		uintptr_t in_symbol;
 		const char *name = elf_symbols_find(symbols, c->b, &in_symbol);
@@ -591,8 +730,9 @@ static void look_up_symbols(struct profile_doc *doc, struct profile_module *m)
 	}
 	elf_symbols_free(symbols);
 	/* A frame met twice above is named twice: keep one. */
-	qsort(doc->symbols, doc->n_symbols, sizeof(*doc->symbols),
-	      compare_symbols);
+	if (doc->n_symbols)
+		qsort(doc->symbols, doc->n_symbols, sizeof(*doc->symbols),
+		      compare_symbols);
 	size_t kept = 0;
 	for (size_t i = 0; i < doc->n_symbols; i++) {
 		if (kept && !compare_symbols(&doc->symbols[kept - 1],
@@ -610,8 +750,10 @@ const char *profile_symbol(struct profile_doc *doc, uint32_t module,
 	struct profile_symbol key = { module, offset, NULL, 0 };
 	const struct profile_symbol *found;
 
-	found = bsearch(&key, doc->symbols, doc->n_symbols,
-			sizeof(*doc->symbols), compare_symbols);
+	found = doc->n_symbols ? bsearch(&key, doc->symbols, doc->n_symbols,
+					 sizeof(*doc->symbols),
+					 compare_symbols)
+			       : NULL;
 	if (found)
 		return found->name;
 	struct profile_module *m = (struct profile_module *)profile_module(

@@ -61,9 +61,13 @@ struct profile_symbol {
 
 enum profile_cct_kind { PROFILE_CCT_FRAME, PROFILE_CCT_REGION, PROFILE_CCT_THREAD };
 
+/* The deepest tree the reader takes: the library writes paths of at most
+ * a few hundred nodes, and the report walks trees recursively. */
+#define PROFILE_CCT_DEPTH_MAX 4096
+
 struct profile_cct {
 	uint32_t thread;
-	uint32_t node;
+	uint32_t node; /* unique in its thread's tree (the reader checks) */
 	bool has_parent;
 	uint32_t parent;
 	enum profile_cct_kind kind;

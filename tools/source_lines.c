@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "profile_reader.h"
+#include "xalloc.h"
 
 /* Addresses per addr2line run: the command line stays far below its
  * limit. */
@@ -30,17 +31,6 @@ struct profile_line {
 	unsigned line;
 	char *function; /* as the debug information names it; may be NULL */
 };
-
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-
-	if (!q) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
-	return q;
-}
 
 static int by_address(const void *a, const void *b)
 {
@@ -160,6 +150,8 @@ static void look_up_module(struct profile_doc *doc, struct profile_module *m)
 	/* Each address once, in order: sort this module's part, drop
 	 * repeats. */
 	size_t n = doc->n_lines - first, kept = 0;
+	if (!n)
+		return;
 	struct profile_line *mine = doc->lines + first;
 	qsort(mine, n, sizeof(*mine), by_address);
 	for (size_t i = 0; i < n; i++)
@@ -191,8 +183,10 @@ const char *profile_source_line(struct profile_doc *doc, uint32_t module,
 	if (!m->lines_looked_up)
 		look_up_module(doc, m);
 	struct profile_line key = { module, offset, NULL, 0, NULL };
-	const struct profile_line *found = bsearch(
-		&key, doc->lines, doc->n_lines, sizeof(key), by_address);
+	const struct profile_line *found =
+		doc->n_lines ? bsearch(&key, doc->lines, doc->n_lines,
+				       sizeof(key), by_address)
+			     : NULL;
 	if (function)
 		*function = found ? found->function : NULL;
 	if (!found || !found->file)

@@ -21,6 +21,7 @@ static const char usage[] =
 	"  run      run a command with the library preloaded (trms run "
 	"--help)\n"
 	"  report   print a profile (trms report --help)\n"
+	"  merge    merge profiles into one (trms merge --help)\n"
 	"  replay   run the engine over an event trace (trms replay --help)\n"
 	"  version  print the version\n"
 	"  help     show this help\n"
@@ -69,6 +70,8 @@ int main(int argc, char **argv)
 		       TRMS_VERSION_PATCH);
 		return 0;
 	}
+	if (!strcmp(cmd, "merge"))
+		return cmd_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return cmd_replay(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))

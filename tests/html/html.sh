@@ -1,0 +1,236 @@
+#!/bin/sh
+# html.sh RENDER_PAGE SOURCE_DIR SCRATCH TRMS BURN - `trms report --html`
+# pages loaded in headless Chromium (Debian's chromium, which
+# scripts/install-deps installs).  Works in SCRATCH/<pid>, removed if every
+# check passes; the screenshots stay in SCRATCH.
+#
+# Every page is checked three ways (check_page.py says exactly what):
+#   - as written: the report's JSON inside, nothing loaded from outside;
+#   - as rendered (--dump-dom, after its script ran): no error noted by the
+#     page and no console message at all, and per region the plots with
+#     one point per input size, the fitted curve with its formula, the
+#     workload, guess-ratio, trms and rms plots and the input shares; the
+#     icicle of the call tree, regions and threads marked;
+#   - as a 1366x768 screenshot: not blank.
+# The pages:
+#   - the hand-written report SOURCE_DIR/fixture.json (every kind of
+#     region, a name that holds "</script>", a per-thread call tree),
+#     written by RENDER_PAGE with report_html.c; then again after a click
+#     that zooms the icicle and one that switches every plot to linear
+#     axes (interact.js);
+#   - the profiles of the examples wordfreq (str_tolower quadratic,
+#     addword linear) and prodcons (input from another thread) under
+#     `trms run`: the page holds what `trms report --json` prints;
+#   - the call-stack samples of BURN (tests/pprof/burn.c) at 1000 Hz,
+#     merged and with --threads.
+# And: OUT that cannot be written is an error (status 1, a message), and
+# leaves what was there.
+# Exit status 77 (skipped) if Chromium is not installed or cannot start.
+# The profiles are skipped, with a note, where the library cannot be
+# preloaded (HTML_NO_PRELOAD: a sanitizer build) or the examples are not
+# built (WORDFREQ, PRODCONS, WORDS unset).
+set -u
+
+render=$1
+src=$2
+scratch=$3
+work=$3/$$
+trms=$4
+burn=$5
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+show() {
+	echo "--- $1"
+	cat "$1"
+}
+
+browser=""
+for b in chromium chromium-browser; do
+	if command -v "$b" >/dev/null 2>&1; then
+		browser=$b
+		break
+	fi
+done
+if [ -z "$browser" ]; then
+	echo "SKIP: chromium is not installed (scripts/install-deps installs it)"
+	exit 77
+fi
+
+rm -rf "$work"
+mkdir -p "$work/home" "$work/runtime" || fail "cannot create $work"
+chmod 700 "$work/runtime"
+cd "$work" || fail "cannot enter $work"
+# Chromium writes its profile, caches and crash reports under these.
+export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" \
+	XDG_CACHE_HOME="$work/home/.cache" XDG_RUNTIME_DIR="$work/runtime"
+
+# As root (a CI container), Chromium runs only without its sandbox; the
+# page is our own and nothing else is loaded.  --virtual-time-budget lets
+# the page's script and timers finish before the DOM is dumped.
+browse() {
+	timeout 60 "$browser" --headless --no-sandbox --disable-gpu \
+		--disable-dev-shm-usage --no-first-run \
+		--no-default-browser-check --disable-extensions \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --disable-default-apps --mute-audio \
+		--hide-scrollbars --user-data-dir="$work/browser" \
+		--virtual-time-budget=5000 --window-size=1366,768 "$@"
+}
+
+check() {
+	python3 "$src/check_page.py" "$@" || fail "check_page.py $*"
+}
+
+# The rendered DOM, then console messages: the page writes none, so any
+# is an error (an exception, a blocked load, a CSP violation).
+dump_dom() { # PAGE DOM
+	browse --enable-logging=stderr --v=0 --dump-dom "file://$work/$1" \
+		>"$2" 2>"$2.log" || { show "$2.log"; fail "chromium --dump-dom $1"; }
+	if grep -a 'CONSOLE' "$2.log" >"$2.console"; then
+		show "$2.console"
+		fail "$1: console messages while loading"
+	fi
+	[ -s "$2" ] || fail "$1: chromium dumped nothing"
+}
+
+screenshot() { # PAGE PNG
+	rm -f "$2"
+	browse --screenshot="$work/$2" "file://$work/$1" >"$2.log" 2>&1 ||
+		{ show "$2.log"; fail "chromium --screenshot $1"; }
+	[ -s "$2" ] || { show "$2.log"; fail "$1: no screenshot"; }
+	check png "$2" 1366 768
+	cp "$2" "$scratch/$2"
+}
+
+check_page() { # PAGE
+	name=${1%.html}
+	check static "$1"
+	dump_dom "$1" "$name.dom"
+	check dom "$1" "$name.dom"
+	screenshot "$1" "$name.png"
+}
+
+# --- Chromium starts --------------------------------------------------------
+printf '<!DOCTYPE html><title>t</title><p id=p>static</p>
+<script>document.getElementById("p").textContent = "scripted";</script>\n' \
+	>start.html
+if ! browse --dump-dom "file://$work/start.html" >start.dom 2>start.log ||
+	! grep -q scripted start.dom; then
+	show start.log
+	echo "SKIP: chromium is installed but cannot load a page here"
+	exit 77
+fi
+
+# --- The hand-written report --------------------------------------------------
+"$render" "$src/fixture.json" fixture.html 2>render.err ||
+	{ show render.err; fail "render-page fixture.json"; }
+check_page fixture.html
+
+python3 - "$src/interact.js" <<'EOF' || fail "cannot add interact.js"
+import sys
+page = open("fixture.html", encoding="utf-8").read()
+script = "<script>\n" + open(sys.argv[1], encoding="utf-8").read() + \
+    "</script>\n</body>"
+at = page.rindex("</body>")
+open("interacted.html", "w", encoding="utf-8").write(
+    page[:at] + script + page[at + len("</body>"):])
+EOF
+dump_dom interacted.html interacted.dom
+grep -q 'data-interacted="yes"' interacted.dom ||
+	fail "interact.js did not run"
+check dom interacted.html interacted.dom --interacted
+
+# --- OUT that cannot be written --------------------------------------------------
+# A missing directory: status 1, a message naming OUT, nothing created.
+"$render" "$src/fixture.json" missing/out.html >bad.out 2>bad.err
+[ $? -eq 1 ] || fail "render-page to a missing directory: not status 1"
+grep -q 'missing/out.html' bad.err || { show bad.err; fail "no message"; }
+# OUT a directory: the rename fails; the directory stays, no temporary
+# file is left beside it.
+mkdir -p taken
+"$render" "$src/fixture.json" taken >bad.out 2>bad.err
+[ $? -eq 1 ] || fail "render-page onto a directory: not status 1"
+[ -d taken ] || fail "the directory at OUT was replaced"
+ls taken.* >/dev/null 2>&1 && fail "a temporary file was left: $(ls taken.*)"
+# OUT an existing page: replaced whole.
+cp fixture.html again.html
+"$render" "$src/fixture.json" again.html || fail "render-page over a page"
+cmp -s fixture.html again.html || fail "a page written over differs"
+
+# --- Real profiles ------------------------------------------------------------------
+if ! "$trms" report --help 2>/dev/null | grep -q -- '--html'; then
+	echo "NOTE: $trms has no 'report --html': the profiles are not checked"
+	cd / && rm -rf "$work"
+	exit 0
+fi
+if [ -n "${HTML_NO_PRELOAD:-}" ]; then
+	echo "NOTE: a sanitizer build cannot preload the library: the" \
+		"profiles are not checked"
+	cd / && rm -rf "$work"
+	exit 0
+fi
+
+if [ -n "${WORDFREQ:-}" ] && [ -n "${PRODCONS:-}" ] && [ -n "${WORDS:-}" ]; then
+	"$trms" run --cost events --granularity 1 --output wf.trms -- \
+		"$WORDFREQ" "$WORDS" >wf.out 2>wf.err ||
+		{ show wf.err; fail "trms run -- wordfreq"; }
+	"$trms" run --cost events --output pc.trms -- "$PRODCONS" 2000 \
+		>pc.out 2>pc.err || { show pc.err; fail "trms run -- prodcons"; }
+	"$trms" report --html examples.html wf.trms pc.trms >report.out \
+		2>report.err || { show report.err; fail "trms report --html"; }
+	[ -s report.out ] && { show report.out; fail "--html printed something"; }
+	"$trms" report --json wf.trms pc.trms >examples.json ||
+		fail "trms report --json"
+	python3 - <<'EOF' || fail "the page does not hold what --json prints"
+import json
+page = open("examples.html", encoding="utf-8").read()
+start = page.index('id="report-data">') + len('id="report-data">')
+inside = json.loads(page[start:page.index("</script>", start)])
+printed = json.load(open("examples.json", encoding="utf-8"))
+assert inside == printed
+names = {r["name"]: r for r in inside["regions"]}
+# what the examples are for: a quadratic fitted, input from a thread
+assert names["str_tolower"]["fit"] is not None, "str_tolower: no fit"
+assert len(names["str_tolower"]["points"]) >= 10, "str_tolower: few sizes"
+assert any((r["input_thread_share"] or 0) > 0 for r in inside["regions"]), \
+    "no region with input from another thread"
+print("ok: examples.html holds the --json report: %d regions, "
+      "str_tolower %s" % (len(inside["regions"]),
+                          names["str_tolower"]["fit"]["formula"]))
+EOF
+	check_page examples.html
+	# by the other size and another statistic
+	"$trms" report --size rms --stat mean --html rms.html wf.trms pc.trms \
+		2>report.err || { show report.err; fail "--size rms --html"; }
+	check static rms.html
+	dump_dom rms.html rms.dom
+	check dom rms.html rms.dom
+
+	"$trms" report --html nowhere/out.html wf.trms >bad.out 2>bad.err
+	status=$?
+	[ $status -eq 1 ] || { show bad.err; fail "--html nowhere/: $status"; }
+	grep -q 'nowhere/out.html' bad.err || { show bad.err; fail "no message"; }
+	[ -s bad.out ] && fail "--html nowhere/ printed something"
+else
+	echo "NOTE: the examples are not built: wordfreq and prodcons skipped"
+fi
+
+TRMS_SAMPLE_HZ=1000 "$trms" run --output burn.trms -- "$burn" 300 100 \
+	>burn.out 2>burn.err || { show burn.err; fail "trms run -- burn"; }
+grep -q '^meta samples [1-9]' burn.trms || fail "burn.trms: no samples"
+"$trms" report --html samples.html burn.trms 2>report.err ||
+	{ show report.err; fail "trms report --html burn.trms"; }
+grep -q '"call_tree"' samples.html || fail "samples.html: no call tree"
+check_page samples.html
+"$trms" report --threads --html threads.html burn.trms 2>report.err ||
+	{ show report.err; fail "trms report --threads --html burn.trms"; }
+check static threads.html
+dump_dom threads.html threads.dom
+check dom threads.html threads.dom
+
+cd / && rm -rf "$work"
+echo "every page checked; screenshots in $scratch"
