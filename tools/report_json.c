@@ -148,6 +148,8 @@ static void put_growth(FILE *out, const struct growth_estimate *e)
 		num(out, "c0", e->fit.c0);
 		num(out, "c1", e->fit.c1);
 		num(out, "smape", e->fit.smape);
+		if (e->fit.g == GROWTH_EXP)
+			num(out, "base", e->fit.base);
 		str(out, "formula", growth_formula(e, formula, sizeof(formula)));
 		num(out, "span", e->span);
 		num(out, "upper_slope", e->slope);

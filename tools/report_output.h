@@ -35,8 +35,4 @@ int report_write_html(const struct report *r, const struct view *tree,
 const char *report_format_cost(double v, const char *unit, char *buf,
 			       size_t len);
 
-/* The growth as printed: its class, or a range "n^2...n^2 log n". */
-const char *report_growth_text(const struct growth_estimate *e, char *buf,
-			       size_t len);
-
 #endif

@@ -44,18 +44,6 @@ const char *report_format_cost(double v, const char *unit, char *buf,
 	return buf;
 }
 
-/* The growth as printed: the class, or the range "n^2...n^2 log n". */
-const char *report_growth_text(const struct growth_estimate *e, char *buf,
-			       size_t len)
-{
-	if (e->has_range)
-		snprintf(buf, len, "%s...%s", growth_name(e->range_low),
-			 growth_name(e->range_high));
-	else
-		snprintf(buf, len, "%s", growth_name(e->growth));
-	return buf;
-}
-
 static const char *growth_colour(const struct paint *p,
 				 const struct growth_estimate *e)
 {
@@ -109,7 +97,7 @@ static void print_row(const struct report *r, const struct report_region *g,
 		snprintf(name, sizeof(name), "%s", g->name);
 	report_format_cost(g->cost_at_max_n, r->unit, cost, sizeof(cost));
 	snprintf(at_max, sizeof(at_max), "%s @ %" PRIu64, cost, g->max_n);
-	report_growth_text(&g->growth, growth, sizeof(growth));
+	growth_class_text(&g->growth, growth, sizeof(growth));
 	bool refused = g->growth.growth == GROWTH_INSUFFICIENT;
 	const char *conf = refused ? "-"
 				   : confidence_name(g->growth.confidence);
@@ -150,7 +138,7 @@ static void print_sentence(const struct report *r,
 		: r->opt.stat == STAT_MEAN ? "mean"
 					   : "best-case",
 		growth_colour(p, e),
-		report_growth_text(e, growth, sizeof(growth)), p->off,
+		growth_class_text(e, growth, sizeof(growth)), p->off,
 		confidence_name(e->confidence), e->sizes, metric,
 		g->points[0].n, g->max_n,
 		growth_formula(e, formula, sizeof(formula)));
