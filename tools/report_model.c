@@ -44,7 +44,8 @@ static void merge_rows(struct report *r)
 {
 	size_t out = 0;
 
-	qsort(r->rows, r->n_rows, sizeof(*r->rows), compare_rows);
+	if (r->n_rows) /* rows is NULL when there are none */
+		qsort(r->rows, r->n_rows, sizeof(*r->rows), compare_rows);
 	for (size_t i = 0; i < r->n_rows; i++) {
 		if (out && !compare_rows(&r->rows[out - 1], &r->rows[i]))
 			tuple_merge(&r->rows[out - 1].data, &r->rows[i].data);
