@@ -15,7 +15,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-static bool active(void)
+static inline __attribute__((always_inline)) bool active(void)
 {
 	return atomic_load_explicit(&runtime_state, memory_order_relaxed) == 1;
 }
@@ -49,13 +49,21 @@ EXPORT int dlclose(void *handle)
 	return rc;
 }
 
-EXPORT int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t,
-					   void *),
-			   void *data)
+/* AddressSanitizer's start-up calls this before its shadow memory exists,
+ * and before the library has started: then nothing instrumented may run,
+ * so the call goes straight through (no sample can come yet either). */
+EXPORT __attribute__((no_sanitize("address", "undefined"))) int
+dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, void *),
+		void *data)
 {
-	__typeof__(real.dl_iterate_phdr) fn = REAL(dl_iterate_phdr);
+	__typeof__(real.dl_iterate_phdr) fn = real.dl_iterate_phdr;
 	int rc;
 
+	if (!active()) {
+		if (!fn)
+			fn = (__typeof__(fn))dlsym(RTLD_NEXT, "dl_iterate_phdr");
+		return fn ? fn(callback, data) : 0;
+	}
 	modules_loader_enter();
 	rc = fn ? fn(callback, data) : 0;
 	modules_loader_leave();

@@ -294,7 +294,7 @@ static clockid_t thread_cpu_clock(pid_t tid)
 {
 	/* The kernel's encoding of a thread's CPU clock
 	 * (CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED). */
-	return ((~(clockid_t)tid) << 3) | 6;
+	return (clockid_t)((~(unsigned)tid << 3) | 6u);
 }
 
 /* The profile writer reads another thread's tid and CPU time while that
@@ -573,7 +573,8 @@ void sampler_thread_start(struct trms_thread *t, const struct cct_step *context,
 	s->perf_fd = -1;
 	if (context_len > SAMPLER_CONTEXT_MAX - 1)
 		context_len = SAMPLER_CONTEXT_MAX - 1;
-	memcpy(s->context, context, context_len * sizeof(*context));
+	if (context_len)
+		memcpy(s->context, context, context_len * sizeof(*context));
 	s->context[context_len] = (struct cct_step){ CCT_THREAD, 0 };
 	s->context_len = context_len + 1;
 	if (!sampler.configured)
