@@ -97,7 +97,7 @@ static void log_sampling_summary(void)
 	if (log_verbosity < 1 || !sampler_active())
 		return;
 	pthread_mutex_lock(&runtime.lock);
-	sampler_totals(&s, config.cost == COST_NS ? clock_ns_per_tick() : 1.0);
+	sampler_totals(&s, clock_ns_per_tick());
 	pthread_mutex_unlock(&runtime.lock);
 	for (int i = 0; i < SAMPLE_DROPS; i++)
 		dropped += s.dropped[i];

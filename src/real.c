@@ -77,6 +77,8 @@ static void resolve_once(void)
 	LOOK_UP(exit_now_c99, "_Exit");
 	LOOK_UP(sigaction, "sigaction");
 	LOOK_UP(signal, "signal");
+	LOOK_UP(sigprocmask, "sigprocmask");
+	LOOK_UP(pthread_sigmask, "pthread_sigmask");
 	LOOK_UP(dlclose, "dlclose");
 	LOOK_UP(poll, "poll");
 	LOOK_UP(select, "select");

@@ -84,6 +84,8 @@ struct real_functions {
 	void (*exit_now_c99)(int) __attribute__((noreturn));
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	sighandler_t (*signal)(int, sighandler_t);
+	int (*sigprocmask)(int, const sigset_t *, sigset_t *);
+	int (*pthread_sigmask)(int, const sigset_t *, sigset_t *);
 	int (*dlclose)(void *);
 
 	/* blocking */

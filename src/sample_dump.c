@@ -99,7 +99,8 @@ static void write_totals(struct profile_writer *w)
 {
 	struct sampler_totals s;
 
-	sampler_totals(&s, config.cost == COST_NS ? w->scale : 1.0);
+	/* Handler time is in clock ticks whatever the unit of costs. */
+	sampler_totals(&s, clock_ns_per_tick());
 	if (!s.enabled)
 		return;
 	profile_writer_meta(w, "sample_clock", s.clock);

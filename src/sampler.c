@@ -274,9 +274,19 @@ static void on_sample(int sig, siginfo_t *info, void *uctx)
 		 * are our hooks: marked busy, the thread goes straight
 		 * through them, recording nothing and taking no lock of the
 		 * library's (the interrupted code may hold one). */
+		sigset_t all;
+		sigfillset(&all);
+		/* libunwind blocks every signal around each lookup it makes,
+		 * two system calls per frame: block them once for the whole
+		 * sample instead, and let the hooks answer its calls
+		 * (signal_hooks.c).  Returning from the handler restores the
+		 * interrupted mask. */
+		pthread_sigmask(SIG_BLOCK, &all, NULL);
+		s->in_handler = true;
 		t->busy = true;
 		take_sample(t, uctx);
 		t->busy = false;
+		s->in_handler = false;
 	}
 	cct_add(&s->handler_ticks, clock_ticks() - start);
 	errno = saved_errno;

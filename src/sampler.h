@@ -45,6 +45,7 @@ struct sampler_thread {
 	bool has_timer;
 	timer_t timer;
 	bool blocked; /* inside a wrapped blocking call (atomic stores) */
+	bool in_handler; /* taking a sample, every signal blocked */
 	uint64_t samples;
 	uint64_t dropped[SAMPLE_DROPS];
 	uint64_t handler_ticks; /* time spent in the handler */
