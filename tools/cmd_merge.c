@@ -90,39 +90,38 @@ int cmd_merge(int argc, char **argv)
 		return usage_error("merge", "no PROFILE given");
 
 	size_t n = (size_t)(argc - optind);
-	struct merge_profile *inputs = calloc(n, sizeof(*inputs));
-	struct merge_profile merged = { 0 };
+	struct profile_doc *inputs = calloc(n, sizeof(*inputs));
+	struct profile_doc merged = { 0 };
 	char err[1024];
-	size_t read = 0;
 	int status = 0;
 
 	if (!inputs) {
 		fprintf(stderr, "trms: out of memory\n");
 		return 1;
 	}
-	for (; read < n; read++) {
-		if (merge_profile_read(argv[optind + (int)read], &inputs[read],
-				       err, sizeof(err))) {
+	for (size_t i = 0; i < n && !status; i++) {
+		if (profile_read(argv[optind + (int)i], &inputs[i], err,
+				 sizeof(err))) {
 			fprintf(stderr, "trms merge: %s\n", err);
 			status = 2;
-			goto out;
 		}
 	}
-	if (profile_merge(inputs, n, &merged, err, sizeof(err))) {
+	if (!status && profile_merge(inputs, n, &merged, err, sizeof(err))) {
 		fprintf(stderr, "trms merge: %s\n", err);
 		status = 2;
-		goto out;
 	}
-	int rc = merge_profile_write(&merged, output);
-	if (rc) {
-		fprintf(stderr, "trms merge: cannot write %s: %s\n", output,
-			strerror(-rc));
-		status = 1;
+	if (!status) {
+		int rc = profile_merge_write(&merged, output);
+		if (rc) {
+			fprintf(stderr, "trms merge: cannot write %s: %s\n",
+				output, strerror(-rc));
+			status = 1;
+		}
 	}
-	merge_profile_free(&merged);
-out:
-	for (size_t i = 0; i < read; i++)
-		merge_profile_free(&inputs[i]);
+	profile_doc_free(&merged);
+	/* Unread inputs are zeroed, which profile_doc_free() takes. */
+	for (size_t i = 0; i < n; i++)
+		profile_doc_free(&inputs[i]);
 	free(inputs);
 	return status;
 }

@@ -30,7 +30,7 @@ static const char usage[] =
 	"  -c, --cost UNIT        TRMS_COST: ns or events\n"
 	"  -F, --sample-hz HZ     TRMS_SAMPLE_HZ: call-stack samples per\n"
 	"                         second of each thread, 0 to 10000; 0 turns\n"
-	"                         sampling off (default 200)\n"
+	"                         sampling off (default 100)\n"
 	"      --sample-clock C   TRMS_SAMPLE_CLOCK: cpu (threads sampled as\n"
 	"                         they use CPU time) or wall (every thread,\n"
 	"                         blocked or not)\n"

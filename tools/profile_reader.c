@@ -83,6 +83,11 @@ static bool parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
+bool profile_parse_u64(const char *s, uint64_t *out)
+{
+	return parse_u64(s, out);
+}
+
 static bool parse_u32(const char *s, uint32_t *out)
 {
 	uint64_t v;
@@ -204,15 +209,17 @@ static int read_context(struct reading *r, struct profile_thread *th,
 static int read_thread_field(struct reading *r, struct profile_thread *th,
 			     char *field)
 {
+#define COUNTER(name) #name, offsetof(struct profile_thread, name)
 	static const struct {
 		const char *key;
 		size_t offset;
+		bool sampling; /* written only with sampling on */
 	} counters[] = {
-		{ "in_bytes", offsetof(struct profile_thread, in_bytes) },
-		{ "in_calls", offsetof(struct profile_thread, in_calls) },
-		{ "out_bytes", offsetof(struct profile_thread, out_bytes) },
-		{ "out_calls", offsetof(struct profile_thread, out_calls) },
+		{ COUNTER(in_bytes), false },  { COUNTER(in_calls), false },
+		{ COUNTER(out_bytes), false }, { COUNTER(out_calls), false },
+		{ COUNTER(samples), true },    { COUNTER(cpu_ns), true },
 	};
+#undef COUNTER
 	char *value = strchr(field, '=');
 
 	if (!value)
@@ -230,11 +237,14 @@ static int read_thread_field(struct reading *r, struct profile_thread *th,
 	} else if (!strcmp(field, "context")) {
 		return read_context(r, th, value);
 	} else {
-		for (size_t k = 0; k < sizeof(counters) / sizeof(counters[0]); k++)
-			if (!strcmp(field, counters[k].key) &&
-			    !parse_u64(value, (uint64_t *)((char *)th +
+		for (size_t k = 0; k < sizeof(counters) / sizeof(counters[0]); k++) {
+			if (strcmp(field, counters[k].key))
+				continue;
+			if (!parse_u64(value, (uint64_t *)((char *)th +
 							   counters[k].offset)))
 				return bad(r, "bad %s '%s'", field, value);
+			th->sampled |= counters[k].sampling;
+		}
 	}
 	return 0;
 }

@@ -36,6 +36,8 @@ struct profile_thread {
 	uint32_t context[PROFILE_CONTEXT_MAX]; /* region ids, outermost first */
 	unsigned context_depth;
 	uint64_t in_bytes, in_calls, out_bytes, out_calls;
+	bool sampled; /* the line had samples= or cpu_ns= (sampling was on) */
+	uint64_t samples, cpu_ns;
 };
 
 struct profile_tuple {
@@ -126,6 +128,10 @@ const char *profile_source_line(struct profile_doc *doc, uint32_t module,
 				uint64_t offset, unsigned *line,
 				const char **function);
 void profile_lines_free(struct profile_doc *doc);
+
+/* A number as profiles write it: decimal digits only, no sign, at most
+ * 64 bits.  @return false for anything else. */
+bool profile_parse_u64(const char *s, uint64_t *out);
 
 /* Undo the %XX escaping of a name, in place.  @return 0, -1 if malformed. */
 int profile_unescape(char *s);

@@ -143,6 +143,12 @@ refused "region id over 32 bits" "$f" "$f:2" "bad region id"
 f=$(printf '%s\nthread 0 in_bytes=12a\nend 0\n' "$header" |
 	write thread-counter.trms)
 refused "bad thread counter" "$f" "$f:2" "bad in_bytes '12a'"
+f=$(printf '%s\nthread 0 samples=3 cpu_ns=-1\nend 0\n' "$header" |
+	write thread-cpu-ns.trms)
+refused "bad thread cpu_ns" "$f" "$f:2" "bad cpu_ns '-1'"
+f=$(printf '%s\nthread 0 samples=\nend 0\n' "$header" |
+	write thread-samples.trms)
+refused "empty thread samples" "$f" "$f:2" "bad samples ''"
 f=$(printf '%s\nthread 0 name=x creator=\nend 0\n' "$header" |
 	write thread-creator.trms)
 refused "bad creator" "$f" "$f:2" "bad creator"

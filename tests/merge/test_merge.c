@@ -1,8 +1,9 @@
 /*
  * test_merge.c - `trms merge` (tools/cmd_merge.c) and the merge itself
- * (tools/profile_merge.c):
+ * (tools/profile_merge*.c):
  *
- *   golden        a small case merged by hand: the whole output file
+ *   golden        a small case merged by hand: the whole output file,
+ *                 also with an input read from a pipe
  *   semantics     thread identity, creator and context agreement, meta
  *                 rules, through profile_merge() itself
  *   algebra       on random hand-written profiles (named and unnamed
@@ -355,14 +356,38 @@ START_TEST(single_profile)
 }
 END_TEST
 
+/* An input that can be read only once: a pipe, from bash's process
+ * substitution.  The merge reads each input once, so it is merged as the
+ * file would be. */
+START_TEST(pipe_input)
+{
+	const char *a = write_file("a.trms", golden_a);
+	const char *b = write_file("b.trms", golden_b);
+	const char *out = in_scratch("piped.trms");
+	char *argv[] = { "/bin/bash", "-c",
+			 "exec \"$0\" merge -o \"$1\" <(cat \"$2\") \"$3\"",
+			 (char *)trms_bin(), (char *)out, (char *)a, (char *)b,
+			 NULL };
+	struct spawn_result r;
+
+	spawn(argv, NULL, NULL, &r);
+	ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_str_eq(r.err, "");
+	spawn_free(&r);
+	char *text = read_file(out);
+	ck_assert_str_eq(text, golden_merged);
+	free(text);
+}
+END_TEST
+
 /* --- semantics, through the library ----------------------------------- */
 
-static void read_profile(const char *path, struct merge_profile *p)
+static void read_profile(const char *path, struct profile_doc *p)
 {
 	char err[512];
 
-	ck_assert_msg(merge_profile_read(path, p, err, sizeof(err)) == 0,
-		      "%s", err);
+	ck_assert_msg(profile_read(path, p, err, sizeof(err)) == 0, "%s", err);
 }
 
 static const struct profile_thread *
@@ -395,14 +420,14 @@ START_TEST(thread_identity)
 			  "thread 4 name=alpha creator=1\n"
 			  "thread 5 creator=1 samples=3 cpu_ns=9\n"
 			  "end 0\n");
-	struct merge_profile in[2], out;
+	struct profile_doc in[2], out;
 	char err[512];
 
 	read_profile(a, &in[0]);
 	read_profile(b, &in[1]);
 	ck_assert_msg(profile_merge(in, 2, &out, err, sizeof(err)) == 0, "%s",
 		      err);
-	const struct profile_doc *d = &out.doc;
+	const struct profile_doc *d = &out;
 	ck_assert_uint_eq(d->n_threads, 4);
 	ck_assert_uint_eq(d->threads[0].ordinal, 0);
 	ck_assert_ptr_null(d->threads[0].name);
@@ -423,15 +448,16 @@ START_TEST(thread_identity)
 	ck_assert_ptr_null(five->name);
 	/* 5's creator: zeta in both (ordinal 2 in a, 1 in b). */
 	ck_assert(five->has_creator && five->creator == zeta->ordinal);
-	ck_assert(out.sampling[five - d->threads].sampled);
-	ck_assert_uint_eq(out.sampling[five - d->threads].samples, 3);
-	ck_assert(!out.sampling[0].sampled);
+	ck_assert(five->sampled);
+	ck_assert_uint_eq(five->samples, 3);
+	ck_assert_uint_eq(five->cpu_ns, 9);
+	ck_assert(!d->threads[0].sampled);
 	/* Regions in name order. */
 	ck_assert_str_eq(d->regions[0].name, "q");
 	ck_assert_str_eq(d->regions[1].name, "r");
-	merge_profile_free(&out);
-	merge_profile_free(&in[0]);
-	merge_profile_free(&in[1]);
+	profile_doc_free(&out);
+	profile_doc_free(&in[0]);
+	profile_doc_free(&in[1]);
 }
 END_TEST
 
@@ -962,6 +988,7 @@ static Suite *merge_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, golden);
 	tcase_add_test(tc, single_profile);
+	tcase_add_test(tc, pipe_input);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("semantics");
