@@ -65,4 +65,11 @@ run threads events
 run rss ns
 run io ns
 
+# Call-stack sampling: native vs trms vs gperftools (a script of its own).
+echo
+"$(dirname "$0")/bench_sampling.sh" "$build" || {
+	echo "run.sh: bench_sampling.sh failed" >&2
+	status=1
+}
+
 exit $status

@@ -113,7 +113,7 @@ begin(struct trms_thread *t, const char *name, uintptr_t cfa,
 		return rc;
 	/* The activation's clock starts now, after all of our own work. */
 	uint64_t now = clock_ticks();
-	meter_stop(t, &m, COST_OP_BEGIN, now);
+	meter_stop_at(t, &m, COST_OP_BEGIN, now);
 	if (!rc)
 		engine_set_cost_start(&t->engine, now - t->cost.excluded);
 	return rc;
@@ -201,7 +201,7 @@ end(struct trms_thread *t, const char *name, const bool is_timed)
 						      : 0);
 	}
 	if (is_timed)
-		meter_stop(t, &m, COST_OP_END, m.measure ? clock_ticks() : 0);
+		meter_stop(t, &m, COST_OP_END);
 	return rc;
 }
 
@@ -247,8 +247,7 @@ access_range(const char *what, const void *addr, size_t size,
 			    (size >> runtime.engine.cell_shift) >=
 				    COST_MEASURE_CELLS);
 		rc = op(&t->engine, (uintptr_t)addr, size);
-		meter_stop(t, &m, COST_OP_ACCESS,
-			   m.measure ? clock_ticks() : 0);
+		meter_stop(t, &m, COST_OP_ACCESS);
 	}
 	if (rc == -EINVAL)
 		log_client("%s(%p, %zu): the range is not inside the user "
@@ -345,28 +344,38 @@ int trms_disable(void)
 
 /*
  * Calibration, once at start on the thread that starts the library,
- * through the real entry points with every call measured: 101 empty
- * begin/end pairs (their median cost is the floor; the medians of the
- * calls seed every thread's estimates), then 101 small reads.  The region
- * is not registered: its name is planted in the name cache with the id
- * REGION_CALIBRATION, whose activations only the calibration's observer
- * sees (thread_record_observed).
+ * through the real entry points, on a region that is never recorded (its
+ * name is planted in the name cache with the id REGION_CALIBRATION):
+ *  1. 101 empty begin/end pairs and 101 small reads with every call
+ *     measured seed every thread's estimates for the three kinds of call;
+ *  2. 1000 empty pairs and 1000 small reads as the program would make them
+ *     (one in COST_SAMPLE_EVERY measured), timed as a whole: what a pair
+ *     takes beyond the begin and end estimates is the floor, and what a
+ *     read takes replaces its seed.  Timing a block averages out the
+ *     clock's steps, which single measurements cannot (see typical()).
  */
 static struct cost_calibration calibration;
-static uint64_t calibration_floor[COST_CALIBRATION_CALLS];
-static unsigned calibration_floor_n;
 
+/* Setting an observer is what keeps the calibration's activations out of
+ * the profile (thread_record_observed); they need no looking at. */
 static void calibration_observer(struct trms_thread *t,
 				 const struct activation *a)
 {
 	(void)t;
-	if (a->region == REGION_CALIBRATION &&
-	    calibration_floor_n < COST_CALIBRATION_CALLS)
-		calibration_floor[calibration_floor_n++] = a->cost;
+	(void)a;
 }
 
-static uint64_t median(uint64_t *v, unsigned n)
+/*
+ * The typical value of @n measured durations: their mean, each counting
+ * for at most four times the median (a preempted call must not inflate
+ * it).  Not the median itself: where the time-stamp counter advances in
+ * coarse steps (26 ticks on some virtual machines) every sample is a
+ * multiple of the step and the median is off by up to a step.
+ */
+static uint64_t typical(uint64_t *v, unsigned n)
 {
+	if (!n)
+		return 0;
 	/* Insertion sort: a hundred values, once. */
 	for (unsigned i = 1; i < n; i++)
 		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
@@ -374,7 +383,50 @@ static uint64_t median(uint64_t *v, unsigned n)
 			v[j] = v[j - 1];
 			v[j - 1] = tmp;
 		}
-	return n ? v[n / 2] : 0;
+	uint64_t cap = 4 * v[n / 2], sum = 0;
+	for (unsigned i = 0; i < n; i++)
+		sum += v[i] < cap ? v[i] : cap;
+	return (sum + n / 2) / n;
+}
+
+/* What one of a measured call's clock reads takes, on average over many
+ * back to back. */
+static uint64_t clock_read_ticks(void)
+{
+	enum { READS = 1000 };
+	uint64_t first = clock_ticks_after(), last = first;
+
+	for (unsigned i = 1; i < READS; i++)
+		last = clock_ticks_after();
+	return (last - first + READS / 2) / (READS - 1);
+}
+
+enum { CALIBRATION_BLOCK = 1000 };
+
+/* Ticks per empty begin/end pair of region @name, on average. */
+static uint64_t time_empty_pairs(const char *name)
+{
+	uint64_t start = clock_ticks();
+
+	for (unsigned n = 0; n < CALIBRATION_BLOCK; n++) {
+		trms_region_begin(name);
+		trms_region_end(name);
+	}
+	return (clock_ticks() - start) / CALIBRATION_BLOCK;
+}
+
+/* Ticks per small read, on average, inside region @name. */
+static uint64_t time_small_reads(const char *name)
+{
+	static char data[8];
+
+	trms_region_begin(name);
+	uint64_t start = clock_ticks();
+	for (unsigned n = 0; n < CALIBRATION_BLOCK; n++)
+		trms_read(data, sizeof(data));
+	uint64_t ticks = (clock_ticks() - start) / CALIBRATION_BLOCK;
+	trms_region_end(name);
+	return ticks;
 }
 
 void api_calibrate(struct trms_thread *t)
@@ -391,8 +443,10 @@ void api_calibrate(struct trms_thread *t)
 	t->names.slot[i].immutable = true;
 	t->names.slot[i].generation =
 		__atomic_load_n(&region_cache_generation, __ATOMIC_RELAXED);
-	t->cost.calibrating = &calibration;
+	runtime.cost_clock_read = t->cost.clock_read = clock_read_ticks();
+
 	runtime_observer = calibration_observer;
+	t->cost.calibrating = &calibration;
 	for (unsigned n = 0; n < COST_CALIBRATION_CALLS; n++) {
 		trms_region_begin(name);
 		trms_region_end(name);
@@ -401,17 +455,27 @@ void api_calibrate(struct trms_thread *t)
 	for (unsigned n = 0; n < COST_CALIBRATION_CALLS; n++)
 		trms_read(data, sizeof(data));
 	trms_region_end(name);
-	runtime_observer = NULL;
 	t->cost.calibrating = NULL;
-	t->names.slot[i] = saved;
 	for (unsigned op = 0; op < COST_OPS; op++)
 		runtime.cost_estimate[op] =
-			median(calibration.samples[op], calibration.n[op]);
-	runtime.cost_floor = median(calibration_floor, calibration_floor_n);
+			typical(calibration.samples[op], calibration.n[op]);
 	thread_cost_defaults(t);
-	log_debug("cost calibration (ticks): floor %llu, begin %llu, end "
-		  "%llu, small access %llu",
+
+	uint64_t pair = time_empty_pairs(name);
+	uint64_t calls = runtime.cost_estimate[COST_OP_BEGIN] +
+			 runtime.cost_estimate[COST_OP_END];
+	runtime.cost_floor = pair > calls ? pair - calls : 0;
+	uint64_t read = time_small_reads(name);
+	uint64_t access = runtime.cost_estimate[COST_OP_ACCESS];
+	runtime.cost_access_floor = read > access ? read - access : 0;
+	runtime_observer = NULL;
+	t->names.slot[i] = saved;
+	thread_cost_defaults(t);
+	log_debug("cost calibration (ticks): clock read %llu, floor %llu, "
+		  "access floor %llu, begin %llu, end %llu, small access %llu",
+		  (unsigned long long)runtime.cost_clock_read,
 		  (unsigned long long)runtime.cost_floor,
+		  (unsigned long long)runtime.cost_access_floor,
 		  (unsigned long long)runtime.cost_estimate[COST_OP_BEGIN],
 		  (unsigned long long)runtime.cost_estimate[COST_OP_END],
 		  (unsigned long long)runtime.cost_estimate[COST_OP_ACCESS]);

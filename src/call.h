@@ -55,7 +55,7 @@ static inline void meter_start(struct trms_thread *t, struct meter *m,
 {
 	m->exact = exact;
 	m->measure = exact || cost_sample(&t->cost, op);
-	m->entry = m->measure ? clock_ticks() : 0;
+	m->entry = m->measure ? clock_ticks_after() : 0;
 	m->slow_start = thread_slow_ticks(t);
 }
 
@@ -69,18 +69,29 @@ static inline void meter_start_at(struct trms_thread *t, struct meter *m,
 	m->slow_start = thread_slow_ticks(t);
 }
 
-static inline void meter_stop(struct trms_thread *t, struct meter *m,
-			      enum cost_op op, uint64_t now)
+/* Stop metering, @now being the clock read at the end of the call if it
+ * was measured. */
+static inline void meter_stop_at(struct trms_thread *t, struct meter *m,
+				 enum cost_op op, uint64_t now)
 {
 	uint64_t slow = thread_slow_ticks(t) - m->slow_start;
 
 	cost_exclude(&t->cost, slow);
+	/* Entering and leaving the library, outside any reading. */
+	if (op == COST_OP_ACCESS)
+		cost_exclude(&t->cost, t->cost.access_floor);
 	if (!m->measure)
 		cost_estimated(&t->cost, op);
 	else if (m->exact)
 		cost_exclude(&t->cost, now - m->entry - slow);
 	else
 		cost_measured(&t->cost, op, now - m->entry - slow);
+}
+
+static inline void meter_stop(struct trms_thread *t, struct meter *m,
+			      enum cost_op op)
+{
+	meter_stop_at(t, m, op, m->measure ? clock_ticks_after() : 0);
 }
 
 #endif

@@ -16,10 +16,12 @@
  *    it), at their very end and very start; the rest of their work, and
  *    small accesses, are charged at a per-thread running estimate,
  *    refreshed by measuring one call in COST_SAMPLE_EVERY of each kind;
- *  - what lies between those two clock reads in an empty region (the
- *    clock's own latency, returning from begin, entering end) is the
- *    "floor", measured once at start on a hidden region: every end
- *    excludes it, and a cost never goes below zero.
+ *  - what no reading inside a call can see is found once at start by
+ *    timing a block of calls from outside: the "floor" of an empty region
+ *    (from begin's clock read to end's: the clock's latency, returning
+ *    from begin, entering end), excluded by every end, and the
+ *    "access floor" (entering and leaving the library around a small
+ *    access), excluded by every access.  A cost never goes below zero.
  * See docs/cost.md.
  */
 #ifndef TRMS_COST_H
@@ -43,7 +45,10 @@ struct cost_calibration {
 struct cost_meter {
 	uint64_t excluded;
 	uint64_t floor; /* ticks between begin's clock read and end's, empty */
+	uint64_t access_floor; /* ticks of an access outside its readings */
 	uint64_t estimate[COST_OPS];
+	uint64_t learned[COST_OPS]; /* the estimates, in 1/16 ticks */
+	uint64_t clock_read; /* ticks one clock read takes */
 	uint32_t calls[COST_OPS];
 	struct cost_calibration *calibrating; /* measure every call */
 };
@@ -54,13 +59,46 @@ static inline bool cost_sample(struct cost_meter *m, enum cost_op op)
 	return m->calls[op]++ % COST_SAMPLE_EVERY == 0 || m->calibrating;
 }
 
-/* A measured call of kind @op took @ticks: exclude it and learn from it.
- * One preempted or page-faulting call must not wreck the estimate, so a
- * sample counts for at most four times the current estimate. */
+/*
+ * A measured call reads the clock where an unmeasured one does not, and
+ * the estimate is for unmeasured calls: take the extra read out of what it
+ * learns.  A small access reads the clock on entry and exit only when
+ * measured, so one whole read lies between its two readings; a begin's
+ * extra read is on entry and an end's on exit, and their readings cut the
+ * reads they share with the activation's clock, so together a begin/end
+ * pair carries one extra read, counted half to each.  (On virtual machines
+ * a clock read can take 10 ns, as long as the rest of the pair.)
+ */
+static inline uint64_t cost_learnable(const struct cost_meter *m,
+				      enum cost_op op, uint64_t ticks)
+{
+	uint64_t extra = op == COST_OP_ACCESS ? m->clock_read
+					      : m->clock_read / 2;
+
+	return ticks > extra ? ticks - extra : 0;
+}
+
+/* Start the estimate for calls of kind @op at @ticks. */
+static inline void cost_set_estimate(struct cost_meter *m, enum cost_op op,
+				     uint64_t ticks)
+{
+	m->estimate[op] = ticks;
+	m->learned[op] = ticks * 16;
+}
+
+/*
+ * A measured call of kind @op took @ticks: exclude it and learn from it.
+ * The estimate is a running average over about the last 16 samples, kept
+ * in sixteenths of a tick so that differences smaller than 16 ticks are
+ * not lost to integer division.  One preempted or page-faulting call must
+ * not wreck it, so a sample counts for at most four times the estimate (or
+ * four clock reads, so that an estimate near zero can still grow).
+ */
 static inline void cost_measured(struct cost_meter *m, enum cost_op op,
 				 uint64_t ticks)
 {
 	m->excluded += ticks;
+	ticks = cost_learnable(m, op, ticks);
 	if (m->calibrating) {
 		struct cost_calibration *c = m->calibrating;
 		if (c->n[op] < COST_CALIBRATION_CALLS)
@@ -68,9 +106,11 @@ static inline void cost_measured(struct cost_meter *m, enum cost_op op,
 		return;
 	}
 	uint64_t est = m->estimate[op];
-	if (est && ticks > 4 * est)
-		ticks = 4 * est;
-	m->estimate[op] = est + ((int64_t)ticks - (int64_t)est) / 16;
+	uint64_t cap = 4 * (est > m->clock_read ? est : m->clock_read);
+	if (cap && ticks > cap)
+		ticks = cap;
+	m->learned[op] += ticks - m->learned[op] / 16;
+	m->estimate[op] = (m->learned[op] + 8) / 16;
 }
 
 /* Exclude @ticks measured outside the sampling scheme (a slow path, a

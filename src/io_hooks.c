@@ -105,8 +105,7 @@ static __attribute__((noinline)) void record(enum direction d,
 			    (x->bytes >> runtime.engine.cell_shift) >=
 				    COST_MEASURE_CELLS);
 		rc = record_transfer(t, d, x);
-		meter_stop(t, &m, COST_OP_ACCESS,
-			   m.measure ? clock_ticks() : 0);
+		meter_stop(t, &m, COST_OP_ACCESS);
 	} else {
 		rc = record_transfer(t, d, x);
 	}

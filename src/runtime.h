@@ -92,7 +92,8 @@ struct runtime {
 	pid_t pid; /* the process this state belongs to (see fork) */
 	atomic_bool finished; /* the final profile has been written */
 	/* Calibrated at start (see cost.h), then read-only. */
-	uint64_t cost_floor;
+	uint64_t cost_floor, cost_access_floor;
+	uint64_t cost_clock_read;
 	uint64_t cost_estimate[COST_OPS];
 };
 

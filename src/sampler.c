@@ -24,6 +24,7 @@
 #include "vm.h"
 
 #define MAX_FRAMES 256
+#define TICK_HZ_MIN 100
 /* Threads whose blocked flag a sample looks at, for idleness. */
 #define SLOTS 16384
 #define UNKNOWN_MODULE 0xffffffu
@@ -745,7 +746,13 @@ void sampler_start(void)
 		return;
 	}
 	atomic_store(&sampler.signal, sig);
-	sampler.use_perf = !sampler.wall && perf_works();
+	/* Every kernel ticks at least TICK_HZ_MIN times a second, and a
+	 * thread's CPU-time timer is checked at each tick: up to that rate it
+	 * delivers the rate asked for (each sample a little late, none lost)
+	 * at almost no cost.  Faster, only a perf_event task clock, whose
+	 * high-resolution timer costs more per sample, keeps up. */
+	sampler.use_perf = !sampler.wall && sampler.hz > TICK_HZ_MIN &&
+			   perf_works();
 	atomic_store(&sampler.on, true);
 	if (config.sample_toggle_signal) {
 		struct sigaction sa, old;

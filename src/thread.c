@@ -84,8 +84,10 @@ static void thread_exit(void *arg)
 void thread_cost_defaults(struct trms_thread *t)
 {
 	t->cost.floor = runtime.cost_floor;
-	memcpy(t->cost.estimate, runtime.cost_estimate,
-	       sizeof(t->cost.estimate));
+	t->cost.access_floor = runtime.cost_access_floor;
+	t->cost.clock_read = runtime.cost_clock_read;
+	for (unsigned op = 0; op < COST_OPS; op++)
+		cost_set_estimate(&t->cost, op, runtime.cost_estimate[op]);
 }
 
 uint32_t thread_reserve_ordinal(void)
