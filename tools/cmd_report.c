@@ -84,6 +84,10 @@ static const char usage[] =
 	"  --lines      name frames with their source file and line too, where\n"
 	"               the program has debug information (-g): for a caller,\n"
 	"               the line of the call.  Read with binutils' addr2line\n"
+	"  --no-demangle  C++ function names as the linker knows them\n"
+	"               (_ZN2ns5parseEPKc); by default they are demangled\n"
+	"               (ns::parse(char const*)) with binutils' c++filt,\n"
+	"               where it is installed\n"
 	"  --pprof OUT  write the sampled stacks to the file OUT as a pprof\n"
 	"               profile (gzip-compressed profile.proto), for `go tool\n"
 	"               pprof` and other pprof readers, and print nothing.\n"
@@ -117,7 +121,7 @@ struct settings {
 	const char *filter;
 	size_t limit;
 	int colour; /* -1 auto, 0 never, 1 always */
-	bool lines;
+	bool lines, mangled;
 	double min_percent;
 	const char *pprof_out, *html_out;
 };
@@ -191,6 +195,7 @@ static int parse_options(int argc, char **argv, struct settings *s)
 		{ "pprof", required_argument, NULL, 'p' },
 		{ "threads", no_argument, NULL, 'P' },
 		{ "lines", no_argument, NULL, 'l' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "min", required_argument, NULL, 'm' },
 		{ "stat", required_argument, NULL, 's' },
 		{ "size", required_argument, NULL, 'z' },
@@ -243,6 +248,9 @@ static int parse_options(int argc, char **argv, struct settings *s)
 			break;
 		case 'l':
 			s->lines = true;
+			break;
+		case 'M':
+			s->mangled = true;
 			break;
 		case 'm':
 			s->min_percent = strtod(optarg, &end);
@@ -405,6 +413,9 @@ int cmd_report(int argc, char **argv)
 			fprintf(stderr, "trms report: %s\n", err);
 			status = 2;
 		}
+	for (size_t i = 0; i < n_docs && !status; i++)
+		if (!s.mangled && s.form != FORM_TUPLES)
+			profile_demangle(&docs[i]);
 	if (!status && (status = report_build(&r, docs, n_docs, &s.opt, err,
 					      sizeof(err))))
 		fprintf(stderr, "trms report: %s\n", err);

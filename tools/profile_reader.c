@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "profile_reader.h"
+#include "demangle.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -772,6 +773,23 @@ const char *profile_symbol(struct profile_doc *doc, uint32_t module,
 		return NULL;
 	look_up_symbols(doc, m);
 	return profile_symbol(doc, module, offset);
+}
+
+void profile_demangle(struct profile_doc *doc)
+{
+	/* Every frame named first: names looked up later would not be. */
+	for (size_t i = 0; i < doc->n_cct; i++)
+		if (doc->cct[i].kind == PROFILE_CCT_FRAME)
+			profile_symbol(doc, (uint32_t)doc->cct[i].a,
+				       doc->cct[i].b);
+	char **names = xrealloc(NULL, (doc->n_symbols + 1) * sizeof(*names));
+	for (size_t i = 0; i < doc->n_symbols; i++)
+		names[i] = doc->symbols[i].name;
+	demangle_names(names, doc->n_symbols);
+	for (size_t i = 0; i < doc->n_symbols; i++)
+		doc->symbols[i].name = names[i];
+	free(names);
+	doc->demangle = true;
 }
 
 const struct profile_thread *profile_thread(const struct profile_doc *doc,

@@ -95,6 +95,7 @@ struct profile_doc {
 	size_t n_cct;
 	struct profile_line *lines; /* found so far (source_lines.c) */
 	size_t n_lines;
+	bool demangle; /* C++ names demangled (profile_demangle) */
 };
 
 /* @return 0, or -1 with "PATH:LINE: problem" (or "PATH: problem") in
@@ -118,6 +119,10 @@ const struct profile_module *profile_module(const struct profile_doc *doc,
  * symbol lines or else from the module's file; NULL if unknown. */
 const char *profile_symbol(struct profile_doc *doc, uint32_t module,
 			   uint64_t offset);
+
+/* From now on, give C++ function names demangled: the names of all
+ * sampled frames, and those of source lines looked up later. */
+void profile_demangle(struct profile_doc *doc);
 
 /* The source file of the code at @offset of @module, its line in @line;
  * NULL if the module has no debug information for it (or binutils'

@@ -7,17 +7,14 @@
  * every frame address of that module in the profile in one go.
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "profile_reader.h"
+#include "run_tool.h"
 #include "xalloc.h"
 
 /* Addresses per addr2line run: the command line stays far below its
@@ -62,16 +59,17 @@ static void parse_answer(char *text, struct profile_line *l)
 
 /* Run addr2line on @n addresses of @path; fill in what it knows.
  * @return 0, or -1 if addr2line cannot be run. */
-static int ask_addr2line(const char *path, struct profile_line *lines,
-			 size_t n)
+static int ask_addr2line(const char *path, bool demangle,
+			 struct profile_line *lines, size_t n)
 {
-	char **argv = xrealloc(NULL, (n + 5) * sizeof(*argv));
+	char **argv = xrealloc(NULL, (n + 6) * sizeof(*argv));
 	char *text = xrealloc(NULL, n * 20);
 	size_t argc = 0;
-	int fds[2];
 
 	argv[argc++] = "addr2line";
 	argv[argc++] = "-f";
+	if (demangle)
+		argv[argc++] = "-C";
 	argv[argc++] = "-e";
 	argv[argc++] = (char *)path;
 	for (size_t i = 0; i < n; i++) {
@@ -79,51 +77,23 @@ static int ask_addr2line(const char *path, struct profile_line *lines,
 		snprintf(argv[argc++], 20, "0x%" PRIx64, lines[i].offset);
 	}
 	argv[argc] = NULL;
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		free(argv);
-		free(text);
-		return -1;
-	}
-	fflush(NULL);
-	pid_t child = fork();
-	if (child == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(fds[1], STDOUT_FILENO);
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	FILE *out = child > 0 ? fdopen(fds[0], "r") : NULL;
+	struct tool_run run;
+	int rc = tool_start(&run, argv);
 	char *answer = NULL;
 	size_t cap = 0, got = 0;
-	if (out) {
-		/* Two lines per address: the function, then where. */
-		while (got < n && getline(&answer, &cap, out) >= 0) {
-			answer[strcspn(answer, "\n")] = '\0';
-			if (strcmp(answer, "??"))
-				lines[got].function = strdup(answer);
-			if (getline(&answer, &cap, out) < 0)
-				break;
-			parse_answer(answer, &lines[got++]);
-		}
-		fclose(out);
-	} else {
-		close(fds[0]);
+	/* Two lines per address: the function, then where. */
+	while (!rc && got < n && getline(&answer, &cap, run.out) >= 0) {
+		answer[strcspn(answer, "\n")] = '\0';
+		if (strcmp(answer, "??"))
+			lines[got].function = strdup(answer);
+		if (getline(&answer, &cap, run.out) < 0)
+			break;
+		parse_answer(answer, &lines[got++]);
 	}
 	free(answer);
 	free(argv);
 	free(text);
-	int status = 0;
-	if (child > 0)
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-			;
-	return child > 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		       ? 0
-		       : -1;
+	return rc ? rc : tool_finish(&run);
 }
 
 static bool addr2line_missing;
@@ -159,7 +129,7 @@ static void look_up_module(struct profile_doc *doc, struct profile_module *m)
 			mine[kept++] = mine[i];
 	doc->n_lines = first + kept;
 	for (size_t i = 0; i < kept; i += BATCH)
-		if (ask_addr2line(m->path, mine + i,
+		if (ask_addr2line(m->path, doc->demangle, mine + i,
 				  kept - i < BATCH ? kept - i : BATCH)) {
 			addr2line_missing = true;
 			fprintf(stderr, "trms: addr2line (binutils) cannot be "
