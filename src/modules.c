@@ -26,7 +26,8 @@ struct range {
 
 /* The loaded modules' ranges, sorted by start: replaced, never changed. */
 struct snapshot {
-	size_t n;
+	size_t n, bytes;
+	struct snapshot *next_retired;
 	struct range range[];
 };
 
@@ -36,6 +37,28 @@ static atomic_uint n_records;
 static char *path_arena;
 static size_t path_used;
 static _Atomic(struct snapshot *) current;
+
+/*
+ * Replaced snapshots are freed once no search can be using them.  A
+ * search (in a sample handler, on any thread) counts itself in `finding`
+ * before it loads `current` and out after its last look: once `current`
+ * has been replaced, `finding` at zero means nobody holds the old one.
+ * Until then the old ones wait on the retired list, for the next refresh.
+ * (A server that loads and unloads plugins all day must not grow.)
+ */
+static atomic_uint finding;
+static struct snapshot *retired; /* under lock */
+
+static void free_retired(void)
+{
+	if (atomic_load_explicit(&finding, memory_order_seq_cst))
+		return;
+	while (retired) {
+		struct snapshot *next = retired->next_retired;
+		vm_free(retired, retired->bytes);
+		retired = next;
+	}
+}
 
 static __thread unsigned in_loader __attribute__((tls_model("initial-exec")));
 
@@ -83,10 +106,13 @@ static uint32_t record_for(uintptr_t base, const char *path,
 {
 	uint32_t n = atomic_load_explicit(&n_records, memory_order_relaxed);
 
+	/* An object unloaded and loaded again where it was before keeps
+	 * its record: the same code at the same addresses. */
 	for (uint32_t i = 0; i < n; i++)
-		if (!records[i].unloaded && records[i].base == base &&
-		    !strcmp(records[i].path, path))
+		if (records[i].base == base && !strcmp(records[i].path, path)) {
+			records[i].unloaded = false;
 			return i;
+		}
 	if (n >= MAX_MODULES)
 		return UINT32_MAX;
 	records[n] = (struct module){ n, false, base, start, end,
@@ -150,16 +176,16 @@ void modules_refresh(void)
 	pthread_mutex_lock(&lock);
 	if (!records)
 		records = vm_alloc(MAX_MODULES * sizeof(*records));
-	/* Snapshots are never freed (a signal handler may be searching an
-	 * old one): make each as small as it can be, with a little room
-	 * for objects loaded meanwhile. */
+	/* Room for the objects there are now, and a few loaded meanwhile. */
 	dl_iterate_phdr(count_objects, &objects);
 	s.capacity = objects + 8;
-	snap = vm_alloc(sizeof(*snap) + s.capacity * sizeof(struct range));
+	size_t bytes = sizeof(*snap) + s.capacity * sizeof(struct range);
+	snap = vm_alloc(bytes);
 	if (!records || !snap) {
 		pthread_mutex_unlock(&lock);
 		return;
 	}
+	snap->bytes = bytes;
 	ssize_t len = readlink("/proc/self/exe", s.exe, sizeof(s.exe) - 1);
 	s.exe[len > 0 ? len : 0] = '\0';
 	s.ranges = snap->range;
@@ -175,7 +201,13 @@ void modules_refresh(void)
 	}
 	sort_in_place(s.ranges, s.n, sizeof(s.ranges[0]), by_start);
 	snap->n = s.n;
-	atomic_store_explicit(&current, snap, memory_order_release);
+	struct snapshot *old = atomic_exchange_explicit(&current, snap,
+							 memory_order_seq_cst);
+	if (old) {
+		old->next_retired = retired;
+		retired = old;
+	}
+	free_retired();
 	pthread_mutex_unlock(&lock);
 }
 
@@ -184,10 +216,9 @@ void modules_init(void)
 	modules_refresh();
 }
 
-bool modules_find(uintptr_t ip, uint32_t *id, uintptr_t *offset)
+static bool find_in(const struct snapshot *snap, uintptr_t ip, uint32_t *id,
+		    uintptr_t *offset)
 {
-	const struct snapshot *snap =
-		atomic_load_explicit(&current, memory_order_acquire);
 	size_t lo = 0, hi;
 
 	if (!snap)
@@ -205,6 +236,16 @@ bool modules_find(uintptr_t ip, uint32_t *id, uintptr_t *offset)
 	*id = snap->range[lo].id;
 	*offset = ip - snap->range[lo].base;
 	return true;
+}
+
+bool modules_find(uintptr_t ip, uint32_t *id, uintptr_t *offset)
+{
+	atomic_fetch_add_explicit(&finding, 1, memory_order_seq_cst);
+	bool found = find_in(atomic_load_explicit(&current,
+						  memory_order_seq_cst),
+			     ip, id, offset);
+	atomic_fetch_sub_explicit(&finding, 1, memory_order_release);
+	return found;
 }
 
 const struct module *modules_all(uint32_t *count)

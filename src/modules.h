@@ -10,7 +10,9 @@
  *
  * Lookups are made from the sampling signal handler: the current set of
  * address ranges is an immutable sorted array, replaced (never changed in
- * place) when the set changes, and old arrays are never freed.
+ * place) when the set changes; an old array is freed once no lookup can
+ * still be reading it.  An object unloaded and loaded again at the same
+ * address keeps its number.
  */
 #ifndef TRMS_MODULES_H
 #define TRMS_MODULES_H

@@ -1273,6 +1273,53 @@ START_TEST(dlclosed_plugin_keeps_its_name)
 }
 END_TEST
 
+/* A program that loads and unloads a plugin all day, sampled: the
+ * library's table of modules must not grow with every load (measured
+ * before the fix: 40 MiB of resident memory and 5,009 module lines after
+ * 5,000 cycles). */
+START_TEST(plugin_reloaded_many_times)
+{
+	const unsigned cycles = 5000;
+	char *dir = make_dir("reload");
+	char *n = xasprintf("%u", cycles);
+	char *argv[] = { helper("sm-dlopen"), (char *)need_env("SM_PLUGIN"), n,
+			 NULL };
+	struct env env;
+	struct run r;
+	struct profile_doc doc;
+	unsigned done;
+	long growth_kib;
+
+	env_sampled(&env, dir, 1000, "cpu");
+	run_in(dir, argv, env.v, SM_DEADLINE, &r);
+	expect_status(&r, 0);
+	SM_CHECK(sscanf(r.out, "cycles %u rss_growth_kib %ld", &done,
+			&growth_kib) == 2 && done == cycles,
+		 "sm-dlopen printed '%s'", r.out);
+	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
+	size_t plugin_lines = 0;
+	for (size_t i = 0; i < doc.n_modules; i++)
+		plugin_lines += strstr(doc.modules[i].path, "libsm_plugin") != NULL;
+	printf("reload: %u cycles, resident set grew %ld KiB, %zu module "
+	       "lines for the plugin\n",
+	       cycles, growth_kib, plugin_lines);
+	SM_CHECK(growth_kib < 8192,
+		 "expected the resident set to grow by less than 8 MiB over "
+		 "%u loads and unloads, it grew %ld KiB",
+		 cycles, growth_kib);
+	SM_CHECK(plugin_lines >= 1 && plugin_lines <= 10,
+		 "expected the plugin loaded %u times at the same place to "
+		 "have a module line or a few, saw %zu",
+		 cycles, plugin_lines);
+	profile_doc_free(&doc);
+	run_free(&r);
+	env_free(&env);
+	free(argv[0]);
+	free(n);
+	free(dir);
+}
+END_TEST
+
 /* ======================================================================
  * 6. fork in the middle of sampling; 500 threads
  * ====================================================================== */
@@ -1549,6 +1596,7 @@ int main(void)
 	tcase_add_test(tc, eintr_wall_clock);
 	tc = tcase(s, "dlopen", 120);
 	tcase_add_test(tc, dlclosed_plugin_keeps_its_name);
+	tcase_add_test(tc, plugin_reloaded_many_times);
 	tc = tcase(s, "fork", 120);
 	tcase_add_test(tc, fork_while_sampling);
 	tc = tcase(s, "threads", 120);
