@@ -10,9 +10,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char start_dir[4096];
@@ -165,4 +167,114 @@ int output_expand(const char *template, pid_t pid, char *out, size_t outlen)
 		}
 	}
 	return rc;
+}
+
+/* The first @len bytes of the file at @path, NUL-terminated, in @buf; 0
+ * if it cannot be read. */
+static size_t read_head(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	size_t got = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	while (got + 1 < len &&
+	       (n = sys_read(fd, buf + got, len - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
+unsigned long long output_process_start(void)
+{
+	static pid_t known_pid;
+	static unsigned long long known;
+	char stat[1024];
+
+	if (known_pid == getpid())
+		return known;
+	/* Field 22, counted after the command name's closing parenthesis
+	 * (the name may hold spaces and parentheses itself). */
+	if (!read_head("/proc/self/stat", stat, sizeof(stat)))
+		return 0;
+	char *p = strrchr(stat, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	known = p ? strtoull(p + 1, NULL, 10) : 0;
+	known_pid = getpid();
+	return known;
+}
+
+/* The value of "meta @key" in the profile text @text, or NULL. */
+static const char *meta_value(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *line = text; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (!strncmp(line, "meta ", 5) &&
+		    !strncmp(line + 5, key, klen) && line[5 + klen] == ' ')
+			return line + 6 + klen;
+	return NULL;
+}
+
+/* Whether @path holds a profile written by an earlier image of this
+ * process: its pid and process start are ours.  (The meta lines come
+ * first; the command line among them is at most a few kilobytes.) */
+static bool earlier_image(const char *path)
+{
+	char head[8192];
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    !read_head(path, head, sizeof(head)) ||
+	    strncmp(head, "trms-profile ", 13))
+		return false;
+	const char *pid = meta_value(head, "pid");
+	const char *start = meta_value(head, "process_start");
+	return pid && start && strtol(pid, NULL, 10) == getpid() &&
+	       strtoull(start, NULL, 10) == output_process_start() &&
+	       output_process_start() != 0;
+}
+
+/* @path with ".@n" before its ".trms" (or at its end). */
+static int suffixed(const char *path, unsigned n, char *out, size_t outlen)
+{
+	size_t len = strlen(path);
+	const char *ext = len >= 5 && !strcmp(path + len - 5, ".trms")
+				  ? ".trms"
+				  : "";
+	size_t stem = len - strlen(ext);
+	int w = snprintf(out, outlen, "%.*s.%u%s", (int)stem, path, n, ext);
+
+	return w < 0 || (size_t)w >= outlen ? -ENAMETOOLONG : 0;
+}
+
+int output_path(const char *template, char *out, size_t outlen)
+{
+	static char chosen[CONFIG_PATH_MAX];
+	static pid_t chosen_pid;
+	char expanded[CONFIG_PATH_MAX];
+	pid_t pid = getpid();
+	int rc;
+
+	if (chosen_pid == pid && strlen(chosen) < outlen) {
+		strcpy(out, chosen);
+		return 0;
+	}
+	rc = output_expand(template, pid, expanded, sizeof(expanded));
+	if (rc || strlen(expanded) >= outlen)
+		return rc ? rc : -ENAMETOOLONG;
+	strcpy(out, expanded);
+	for (unsigned n = 1; !rc && earlier_image(out) && n < 1000; n++)
+		rc = suffixed(expanded, n, out, outlen);
+	if (rc)
+		return rc;
+	if (strlen(out) < sizeof(chosen)) {
+		strcpy(chosen, out);
+		chosen_pid = pid;
+	}
+	return 0;
 }

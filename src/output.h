@@ -19,6 +19,20 @@ const char *output_program_name(void);
  * @pid into @out.  @return 0, or -ENAMETOOLONG. */
 int output_expand(const char *template, pid_t pid, char *out, size_t outlen);
 
+/* When the kernel started this process (clock ticks after boot, from
+ * /proc/self/stat; 0 if unknown): the same before and after an exec. */
+unsigned long long output_process_start(void);
+
+/*
+ * The path this image of the process writes its profile to: @template
+ * expanded, unless a profile an earlier image of this same process wrote
+ * before an exec is there (same pid, same process start); then the first
+ * of NAME.1.trms, NAME.2.trms, ... that is not.  Chosen at the first
+ * write and kept for the later ones (trms_flush, then exit).
+ * @return 0, or -ENAMETOOLONG.  Async-signal-safe.
+ */
+int output_path(const char *template, char *out, size_t outlen);
+
 /* Under `trms run` (TRMS_RUN_REPORT set): tell it where a profile went,
  * or (@rc a negative errno) why it could not be written there. */
 void run_report_note(const char *path, int rc);

@@ -73,7 +73,7 @@ void process_hooks_start(void)
 static void before_exec(void)
 {
 	if (atomic_load(&runtime_state) == 1) {
-		runtime_write_profile(WRITE_FLUSH);
+		runtime_write_profile(WRITE_EXEC);
 		sampler_before_exec();
 	}
 }

@@ -76,6 +76,7 @@ static void write_meta(struct profile_writer *w)
 	write_command(w);
 	profile_writer_meta_u64(w, "pid", (uint64_t)getpid());
 	profile_writer_meta_u64(w, "ppid", (uint64_t)getppid());
+	profile_writer_meta_u64(w, "process_start", output_process_start());
 	profile_writer_meta_u64(w, "start_ns", runtime.start_realtime_ns);
 	profile_writer_meta_u64(w, "end_ns", runtime_realtime_ns());
 	profile_writer_meta(w, "cost", config_cost_name(config.cost));
@@ -186,7 +187,7 @@ int runtime_write_profile(enum write_reason reason)
 		pthread_mutex_unlock(&runtime.flush_lock);
 		return 0;
 	}
-	if (reason != WRITE_FLUSH) {
+	if (reason != WRITE_FLUSH && reason != WRITE_EXEC) {
 		/* The last write: the calling thread's open regions end now
 		 * (unless it was interrupted inside the library, whose state
 		 * it was changing). */
@@ -198,7 +199,7 @@ int runtime_write_profile(enum write_reason reason)
 		}
 		atomic_store(&runtime.finished, true);
 	}
-	rc = output_expand(config.output, getpid(), path, sizeof(path));
+	rc = output_path(config.output, path, sizeof(path));
 	if (rc)
 		goto out;
 	/* The file is renamed over the destination: never over a device,
@@ -239,7 +240,7 @@ out:
 			     strerror(-rc));
 out_quiet:
 	pthread_mutex_unlock(&runtime.flush_lock);
-	if (!rc && reason != WRITE_FLUSH) {
+	if (!rc && reason != WRITE_FLUSH && reason != WRITE_EXEC) {
 		log_info("profile written to %s (shadow memory %zu KiB)", path,
 			 engine_shadow_bytes(&runtime.engine) >> 10);
 		log_sampling_summary();

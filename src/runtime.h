@@ -116,7 +116,9 @@ void runtime_start(void);
 
 /* How a profile write came about. */
 enum write_reason {
-	WRITE_FLUSH,  /* trms_flush, or before exec */
+	WRITE_FLUSH,  /* trms_flush */
+	WRITE_EXEC,   /* before exec: like a flush (the exec may fail), but
+			 trms run is told where it went */
 	WRITE_EXIT,   /* normal exit: the last one */
 	WRITE_ABRUPT, /* a fatal signal or _exit, perhaps inside a signal
 			 handler: locks are only tried, the last one */

@@ -7,6 +7,10 @@
  *                      "in_parent" (4 cells); both exit normally
  *   lifecycle exec     region "before_exec" (5 cells), then execs
  *                      /bin/true (a failed exec would exit 3)
+ *   lifecycle exec-self  region "first_image" (6 cells), then execs itself
+ *                      as "lifecycle exec-self-2": region "second_image"
+ *                      (7 cells), then execs itself as "lifecycle
+ *                      after-exec": region "third_image" (8 cells)
  *   lifecycle threads  1000 short-lived threads, one at a time, each
  *                      reading a private buffer in a region; prints the
  *                      shadow memory and open descriptors after the
@@ -26,6 +30,7 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -115,6 +120,16 @@ int main(int argc, char **argv)
 		execl("/bin/true", "true", (char *)NULL);
 		return 3;
 	}
+	if (!strcmp(mode, "exec-self") || !strcmp(mode, "exec-self-2")) {
+		bool first = !strcmp(mode, "exec-self");
+		cells_region(first ? "first_image" : "second_image",
+			     first ? 6 : 7);
+		execl("/proc/self/exe", "lifecycle",
+		      first ? "exec-self-2" : "after-exec", (char *)NULL);
+		return 3;
+	}
+	if (!strcmp(mode, "after-exec"))
+		return cells_region("third_image", 8) ? 1 : 0;
 	if (!strcmp(mode, "threads"))
 		return run_threads();
 	if (!strcmp(mode, "_exit")) {

@@ -141,6 +141,37 @@ START_TEST(exec_writes_profile_first)
 }
 END_TEST
 
+/* A program that execs itself keeps its pid and its executable's name:
+ * each image still leaves a profile of its own, the later ones beside the
+ * first (NAME.1.trms, NAME.2.trms), none overwriting another. */
+START_TEST(exec_of_itself_keeps_every_profile)
+{
+	struct spawn_result r;
+	struct profile_doc docs[4];
+	const char *regions[] = { "first_image", "second_image",
+				  "third_image" };
+
+	run_lifecycle("exec-self", &r);
+	ck_assert_msg(r.status == 0, "exec-self: status %d: %s", r.status,
+		      r.err);
+	ck_assert_uint_eq(read_profiles(docs, 4), 3);
+	for (unsigned k = 0; k < 3; k++) {
+		unsigned holders = 0;
+		for (unsigned d = 0; d < 3; d++) {
+			ck_assert_int_eq(meta_number(&docs[d], "pid"),
+					 meta_number(&docs[0], "pid"));
+			holders += activations(&docs[d], regions[k], 6 + k) == 1;
+		}
+		ck_assert_msg(holders == 1,
+			      "region %s is in %u profiles, expected 1",
+			      regions[k], holders);
+	}
+	for (unsigned d = 0; d < 3; d++)
+		profile_doc_free(&docs[d]);
+	spawn_free(&r);
+}
+END_TEST
+
 /* A sample signal pending at exec would kill the new image, which has
  * no handler for it: none may be left. */
 START_TEST(exec_survives_fast_sampling)
@@ -263,6 +294,7 @@ static Suite *lifecycle_suite(void)
 	tcase_add_test(tc, fork_gives_two_profiles);
 	tcase_add_test(tc, exec_writes_profile_first);
 	tcase_add_test(tc, exec_survives_fast_sampling);
+	tcase_add_test(tc, exec_of_itself_keeps_every_profile);
 	tcase_add_test(tc, exit_now_writes_profile);
 	tcase_add_test(tc, process_without_regions_has_a_profile);
 	tcase_add_test(tc, thousand_threads_leave_nothing_behind);
