@@ -5,7 +5,7 @@
       the file as written: the report's JSON in its script element, with
       no "<" that could end the element; nothing loaded from anywhere
       (no URL in src or href, no @import, no url() but url(#id)).
-  check_page.py dom PAGE.html DOM.html [--interacted]
+  check_page.py dom PAGE.html DOM.html [--interacted | --drawn N]
       the page as Chromium rendered it (--dump-dom): no error noted by the
       page, and per region of the JSON in PAGE.html the plots with one
       point per size (data-n), the fitted curve with its formula, the
@@ -13,7 +13,10 @@
       summary table; the icicle with one rect per tree node of at least
       0.1% of the samples, regions and threads marked.  --interacted:
       after interact.js zoomed the icicle into a region node and switched
-      every plot to linear axes.
+      every plot to linear axes.  The first 24 regions must be drawn;
+      later ones may wait to be scrolled into view (data-pending, with a
+      note saying so), and then nothing of them is checked but their
+      name.  --drawn N: region N, and the first 24, must be drawn.
   check_page.py png SHOT.png WIDTH HEIGHT
       a screenshot of that size, not blank: enough pixels that are not
       the page's background or white, in more than one colour.
@@ -185,7 +188,10 @@ def region_label(r):
     return r["name"] + (" @ " + r["thread"] if "thread" in r else "")
 
 
-def check_region(dom, report, i, r, log):
+EAGER_REGIONS = 24  # report.js draws these at once
+
+
+def check_region(dom, report, i, r, log, must_draw):
     section = dom.find("section", id="region-%d" % i)
     what = "region %d (%s)" % (i, region_label(r))
     if not check(section is not None, what + ": no section"):
@@ -193,6 +199,14 @@ def check_region(dom, report, i, r, log):
     name = section.find("span", **{"class": "region-name"})
     check(name is not None and name.all_text() == r["name"],
           "%s: its name shows as %r" % (what, name and name.all_text()))
+    if "data-pending" in section.attrs:
+        check(i >= EAGER_REGIONS and not must_draw,
+              what + ": its plots are not drawn")
+        note = section.find("p", **{"class": "hint pending"})
+        check(note is not None and "come" in note.all_text() and
+              not section.find_all("svg"),
+              what + ": waits to be drawn, but says nothing of it")
+        return 0
     metric = report["size_metric"]
     stat = report["cost_statistic"]
     other = "rms" if metric == "trms" else "trms"
@@ -333,7 +347,7 @@ def check_icicle(dom, report, interacted):
     return len(rects)
 
 
-def check_dom(page_path, dom_path, interacted):
+def check_dom(page_path, dom_path, interacted, drawn=None):
     page = open(page_path, encoding="utf-8", errors="replace").read()
     report = report_of(page)[1]
     builder = TreeBuilder()
@@ -369,15 +383,18 @@ def check_dom(page_path, dom_path, interacted):
                       "summary row %d: not 11 columns" % i)
 
     log = not interacted
-    points = sum(check_region(dom, report, i, r, log)
+    points = sum(check_region(dom, report, i, r, log, i == drawn)
                  for i, r in enumerate(regions))
+    pending = sum(1 for s in dom.find_all("section")
+                  if "data-pending" in s.attrs)
     if interacted:
         check(all(s.attrs.get("data-axes") == "linear"
                   for s in dom.find_all("svg") if "data-axes" in s.attrs),
               "not every plot switched to linear axes")
     nodes = check_icicle(dom, report, interacted)
-    done("%s: %d regions, %d data points, %d icicle nodes%s" % (
-        dom_path, len(regions), points, nodes,
+    done("%s: %d regions (%d not drawn yet), %d data points, %d icicle "
+         "nodes%s" % (
+        dom_path, len(regions), pending, points, nodes,
         " (after zooming and switching to linear axes)" if interacted else ""))
 
 
@@ -465,6 +482,8 @@ def main():
         check_static(args[1])
     elif len(args) in (3, 4) and args[0] == "dom":
         check_dom(args[1], args[2], args[3:] == ["--interacted"])
+    elif len(args) == 5 and args[0] == "dom" and args[3] == "--drawn":
+        check_dom(args[1], args[2], False, int(args[4]))
     elif len(args) == 4 and args[0] == "png":
         check_png(args[1], int(args[2]), int(args[3]))
     else:

@@ -144,6 +144,40 @@ grep -q 'data-interacted="yes"' interacted.dom ||
 	fail "interact.js did not run"
 check dom interacted.html interacted.dom --interacted
 
+# --- Many regions: drawn as they come into view ------------------------------
+# fixture.json's regions 60 times over: the first 24 are drawn at once, the
+# others wait; scrolled into view, the last one is drawn.
+python3 - "$src/fixture.json" <<'EOF' || fail "cannot make many.json"
+import copy, json, sys
+report = json.load(open(sys.argv[1], encoding="utf-8"))
+regions = []
+for k in range(60):
+    r = copy.deepcopy(report["regions"][k % len(report["regions"])])
+    r["name"] = "copy %d of %s" % (k, r["name"])
+    regions.append(r)
+report["regions"] = regions
+json.dump(report, open("many.json", "w", encoding="utf-8"))
+EOF
+"$render" many.json many.html 2>render.err ||
+	{ show render.err; fail "render-page many.json"; }
+check_page many.html
+grep -q 'data-pending' many.dom || fail "many.html: every region drawn at once"
+python3 - <<'EOF' || fail "cannot add the scrolling script"
+page = open("many.html", encoding="utf-8").read()
+script = """<script>
+document.getElementById('region-59').scrollIntoView({ behavior: 'instant' });
+setTimeout(() => document.body.setAttribute('data-scrolled', 'yes'), 1500);
+</script>
+</body>"""
+at = page.rindex("</body>")
+open("scrolled.html", "w", encoding="utf-8").write(
+    page[:at] + script + page[at + len("</body>"):])
+EOF
+dump_dom scrolled.html scrolled.dom
+grep -q 'data-scrolled="yes"' scrolled.dom ||
+	fail "the scrolling script did not run"
+check dom scrolled.html scrolled.dom --drawn 59
+
 # --- OUT that cannot be written --------------------------------------------------
 # A missing directory: status 1, a message naming OUT, nothing created.
 "$render" "$src/fixture.json" missing/out.html >bad.out 2>bad.err

@@ -538,6 +538,8 @@
 	/* ---- cards: a plot with its caption and its axes toggle ------------ */
 
 	const cards = [];
+	/* The axes the page-wide toggle last chose, for plots drawn later. */
+	let pageAxes = null;
 
 	function axesToggle(current, choose) {
 		const box = html('span', { class: 'toggle', role: 'group',
@@ -560,7 +562,7 @@
 	 * change, here or for the whole page. */
 	function plotCard(name, title, note, draw, initial) {
 		const box = html('div', { class: 'plot-box' });
-		let axes = initial || 'log-log';
+		let axes = pageAxes || initial || 'log-log';
 		const show = (choice) => {
 			axes = choice;
 			toggle.update(axes);
@@ -934,19 +936,67 @@
 			section.appendChild(html('p', { class: 'hint', text:
 				'(the spread of costs at some sizes lost precision: too ' +
 				'few digits left after cancellation)' }));
-		const cards = html('div', { class: 'cards' });
-		section.appendChild(cards);
-		const parts = [costCard, workloadCard, ratioCard, metricCards,
-			       sharesCard];
-		for (const part of parts) {
-			try {
-				appendAll(cards, part(g));
-			} catch (e) {
-				noteError(`${regionName(g)}: ${e.message}`);
+		section.drawPlots = () => {
+			section.drawPlots = null;
+			section.removeAttribute('data-pending');
+			section.querySelector('.pending')?.remove();
+			const cards = html('div', { class: 'cards' });
+			section.appendChild(cards);
+			const parts = [costCard, workloadCard, ratioCard,
+				       metricCards, sharesCard];
+			for (const part of parts) {
+				try {
+					appendAll(cards, part(g));
+				} catch (e) {
+					noteError(`${regionName(g)}: ${e.message}`);
+				}
 			}
+			appendAll(section, modelsTable(g));
+		};
+		if (index < EAGER_REGIONS) {
+			section.drawPlots();
+		} else {
+			section.setAttribute('data-pending', '');
+			section.appendChild(html('p', { class: 'hint pending', text:
+				'(the plots are drawn when this region comes into ' +
+				'view)' }));
 		}
-		appendAll(section, modelsTable(g));
 		return section;
+	}
+
+	/*
+	 * A page of hundreds of regions would hold thousands of plots: the
+	 * first EAGER_REGIONS regions are drawn at once, the others when they
+	 * come within a window's height of the window, or the page is
+	 * printed.  Looked for on scrolling, resizing and following a link,
+	 * and twice a second while some wait (a scroll made by a script does
+	 * not always say so).
+	 */
+	const EAGER_REGIONS = 24;
+
+	function drawNear(all) {
+		const pending = [...document.querySelectorAll(
+			'section[data-pending]')];
+		/* Where they all are first: drawing one moves the ones below. */
+		const near = pending.filter((s) => {
+			const r = s.getBoundingClientRect();
+			return all || (r.top < 2 * window.innerHeight &&
+				       r.bottom > -window.innerHeight);
+		});
+		for (const s of near)
+			s.drawPlots();
+		return pending.length > near.length;
+	}
+
+	function drawLazily() {
+		const near = () => drawNear(false);
+		for (const event of ['scroll', 'resize', 'hashchange'])
+			window.addEventListener(event, near, { passive: true });
+		window.addEventListener('beforeprint', () => drawNear(true));
+		const timer = setInterval(() => {
+			if (!drawNear(false))
+				clearInterval(timer);
+		}, 500);
 	}
 
 	/* ---- the summary table --------------------------------------------- */
@@ -1227,6 +1277,7 @@
 
 	function pageToggle() {
 		const toggle = axesToggle('log-log', (axes) => {
+			pageAxes = axes;
 			toggle.update(axes);
 			for (const show of cards)
 				show(axes);
@@ -1288,6 +1339,8 @@
 				noteError(`region ${i} (${g && g.name}): ${e.message}`);
 			}
 		});
+		if (regions.length > EAGER_REGIONS)
+			drawLazily();
 	}
 
 	try {
