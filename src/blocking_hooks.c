@@ -29,22 +29,10 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* Signal counts before a call, to tell who interrupted it. */
-struct interruptions {
-	unsigned ours, program;
-};
-
-static inline void interruptions_note(struct interruptions *n)
-{
-	n->ours = sampler_deliveries();
-	n->program = signal_program_deliveries();
-}
-
 /* The call failed with EINTR because of the sampling signal only. */
 static inline bool ours_only(const struct interruptions *n, int failed)
 {
-	return failed && errno == EINTR && sampler_deliveries() != n->ours &&
-	       signal_program_deliveries() == n->program;
+	return failed && errno == EINTR && interrupted_by_us_only(n);
 }
 
 static uint64_t now_ns(void)

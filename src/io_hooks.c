@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -208,17 +210,65 @@ static inline void string_moved(enum direction d, const char *s)
 
 /* ---- data arriving ---- */
 
-BUFFER_HOOK(ARRIVED, read, read, (int fd, void *buf, size_t count),
-	    (fd, buf, count), buf, count)
+/*
+ * The kernel's memory devices (/dev/zero, /dev/urandom, ...: character
+ * devices of major 1) stop copying at a pending signal and return what
+ * they have.  Without the library no signal would have come: when the
+ * sampling signal alone cut such a read short, the rest is read too, so
+ * that the program gets the count it would have had.  Nothing else is
+ * completed: from a pipe, a socket or a terminal a short count is the
+ * normal answer, and regular files are not cut short by a signal.
+ */
+static bool memory_device(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
+	       major(st.st_rdev) == 1;
+}
+
+static ssize_t read_rest(int fd, char *buf, size_t count, ssize_t got,
+			 struct interruptions *before)
+{
+	__typeof__(real.read) fn = REAL(read);
+	int saved = errno;
+
+	while (fn && got > 0 && (size_t)got < count &&
+	       interrupted_by_us_only(before) && memory_device(fd)) {
+		interruptions_note(before);
+		ssize_t more = fn(fd, buf + got, count - (size_t)got);
+		if (more <= 0)
+			break;
+		got += more;
+	}
+	errno = saved;
+	return got;
+}
+
+#define READ_HOOK(name, field, params, args)                                \
+	EXPORT ssize_t name params                                        \
+	{                                                                  \
+		__typeof__(real.field) fn = REAL(field);                   \
+		struct sampler_thread *s_ = thread_block_begin();          \
+		struct interruptions before;                               \
+		interruptions_note(&before);                               \
+		ssize_t ret = fn ? fn args : MISSING(-1);                  \
+		ret = read_rest(fd, buf, count, ret, &before);             \
+		thread_block_end(s_);                                      \
+		buffer_moved(ARRIVED, buf, ret);                           \
+		return ret;                                                \
+	}
+
+READ_HOOK(read, read, (int fd, void *buf, size_t count), (fd, buf, count))
 BUFFER_HOOK(ARRIVED, pread, pread,
 	    (int fd, void *buf, size_t count, off_t offset),
 	    (fd, buf, count, offset), buf, count)
 BUFFER_HOOK(ARRIVED, pread64, pread64,
 	    (int fd, void *buf, size_t count, off_t offset),
 	    (fd, buf, count, offset), buf, count)
-BUFFER_HOOK(ARRIVED, __read_chk, read_chk,
-	    (int fd, void *buf, size_t count, size_t buflen),
-	    (fd, buf, count, buflen), buf, count)
+READ_HOOK(__read_chk, read_chk,
+	  (int fd, void *buf, size_t count, size_t buflen),
+	  (fd, buf, count, buflen))
 BUFFER_HOOK(ARRIVED, __pread_chk, pread_chk,
 	    (int fd, void *buf, size_t count, off_t offset, size_t buflen),
 	    (fd, buf, count, offset, buflen), buf, count)

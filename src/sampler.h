@@ -103,6 +103,25 @@ bool sampler_active(void);
 unsigned sampler_deliveries(void);
 unsigned signal_program_deliveries(void);
 
+/* Signal counts before a call, to tell afterwards who interrupted it. */
+struct interruptions {
+	unsigned ours, program;
+};
+
+static inline void interruptions_note(struct interruptions *n)
+{
+	n->ours = sampler_deliveries();
+	n->program = signal_program_deliveries();
+}
+
+/* Since @n was noted, the sampling signal came, and no signal the program
+ * handles. */
+static inline bool interrupted_by_us_only(const struct interruptions *n)
+{
+	return sampler_deliveries() != n->ours &&
+	       signal_program_deliveries() == n->program;
+}
+
 /* The program wants @sig for itself: if the library samples with it, move
  * to another free signal first.  @return true if it moved. */
 bool sampler_yield_signal(int sig);

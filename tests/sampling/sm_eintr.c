@@ -13,11 +13,16 @@
  * out).  Between calls each thread burns about 1 ms of CPU time, so that
  * CPU-time sampling has something to sample.
  *
+ * Then main reads 64 MiB from /dev/zero and 16 MiB from /dev/urandom, each
+ * in one read() that must return all of it: those devices stop at a
+ * pending signal with what they have copied.
+ *
  * Prints one line per thread and phase once all is done (the same text
  * every time), and exits 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -238,6 +243,23 @@ SM_NOINLINE static void read_slow_pipe(struct report *r)
 	say(r, "%s: read 40 bytes one by one, then end of file\n", r->who);
 }
 
+/* One read() of @bytes from the device @path must bring all of them. */
+SM_NOINLINE static void read_device(struct report *r, const char *path,
+				    size_t bytes)
+{
+	char *buf = malloc(bytes);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (!buf || fd < 0)
+		fail(r->who, path, 0, -1, errno, 0, 0);
+	double t0 = now_ms();
+	long rc = read(fd, buf, bytes);
+	if (rc != (long)bytes)
+		fail(r->who, path, 0, rc, rc < 0 ? errno : 0, now_ms() - t0, 0);
+	close(fd);
+	free(buf);
+}
+
 int main(void)
 {
 	static struct report mine = { "main", "", 0 }, other = { "second", "", 0 };
@@ -252,6 +274,10 @@ int main(void)
 	timed_calls(&mine);
 	if (pthread_join(feed, NULL) || pthread_join(two, NULL))
 		return 3;
+	read_device(&mine, "/dev/zero", (size_t)64 << 20);
+	read_device(&mine, "/dev/urandom", (size_t)16 << 20);
+	say(&mine, "main: read 64 MiB of /dev/zero and 16 MiB of /dev/urandom "
+		   "in one call each\n");
 	fputs(mine.text, stdout);
 	fputs(other.text, stdout);
 	return 0;

@@ -1107,6 +1107,8 @@ static const char eintr_expected[] =
 	"main: select timed out 10 times\n"
 	"main: epoll_wait timed out 10 times\n"
 	"main: sem_timedwait timed out 10 times\n"
+	"main: read 64 MiB of /dev/zero and 16 MiB of /dev/urandom in one "
+	"call each\n"
 	"second: poll timed out 15 times\n"
 	"second: nanosleep slept 15 times\n"
 	"second: usleep slept 15 times\n"
