@@ -251,9 +251,11 @@ static ssize_t read_rest(int fd, char *buf, size_t count, ssize_t got,
 		__typeof__(real.field) fn = REAL(field);                   \
 		struct sampler_thread *s_ = thread_block_begin();          \
 		struct interruptions before;                               \
-		interruptions_note(&before);                               \
+		if (s_) /* sampled: the signal may come */                 \
+			interruptions_note(&before);                       \
 		ssize_t ret = fn ? fn args : MISSING(-1);                  \
-		ret = read_rest(fd, buf, count, ret, &before);             \
+		if (s_)                                                    \
+			ret = read_rest(fd, buf, count, ret, &before);     \
 		thread_block_end(s_);                                      \
 		buffer_moved(ARRIVED, buf, ret);                           \
 		return ret;                                                \
