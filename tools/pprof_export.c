@@ -18,16 +18,15 @@
 #include "pprof_export.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "atomic_file.h"
 #include "cct_view.h"
 #include "profile.pb-c.h"
 #include "xalloc.h"
@@ -439,69 +438,45 @@ static void merge_samples(struct exporter *x)
 static int write_gzip(const char *path, const uint8_t *data, size_t len,
 		      char *err, size_t errlen)
 {
-	size_t path_len = strlen(path);
-	char *tmp = xcalloc(path_len + sizeof(".XXXXXX"), 1);
-	int fd, saved;
-	mode_t mask;
+	struct atomic_file f;
+	int saved = 0;
 
-	memcpy(tmp, path, path_len);
-	memcpy(tmp + path_len, ".XXXXXX", sizeof(".XXXXXX"));
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", path,
-			 strerror(errno));
-		free(tmp);
+	if (atomic_file_open(&f, path, err, errlen))
 		return 1;
-	}
-	/* mkostemp creates the file for its owner only: give it the mode
-	 * any other new file would get. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask)) {
-		saved = errno;
-		close(fd);
-		goto fail;
-	}
-	gzFile gz = gzdopen(fd, "wb");
+	gzFile gz = gzdopen(f.fd, "wb");
 	if (!gz) {
 		saved = errno ? errno : ENOMEM;
-		close(fd);
+		close(f.fd);
+		atomic_file_abort(&f);
 		goto fail;
 	}
-	while (len) {
+	while (len && !saved) {
 		unsigned chunk = len > (1u << 30) ? (1u << 30) : (unsigned)len;
 		if (gzwrite(gz, data, chunk) != (int)chunk) {
 			int zerr;
 			const char *msg = gzerror(gz, &zerr);
-			saved = zerr == Z_ERRNO ? errno : 0;
-			if (!saved) {
+			if (zerr != Z_ERRNO) {
 				snprintf(err, errlen, "cannot write %s: %s",
 					 path, msg);
 				gzclose(gz);
-				unlink(tmp);
-				free(tmp);
+				atomic_file_abort(&f);
 				return 1;
 			}
-			gzclose(gz);
-			goto fail;
+			saved = errno ? errno : EIO;
 		}
 		data += chunk;
 		len -= chunk;
 	}
 	int rc = gzclose(gz);
-	if (rc != Z_OK) {
+	if (!saved && rc != Z_OK)
 		saved = rc == Z_ERRNO && errno ? errno : EIO;
-		goto fail;
-	}
-	if (rename(tmp, path)) {
-		saved = errno;
-		goto fail;
-	}
-	free(tmp);
-	return 0;
+	if (saved)
+		atomic_file_abort(&f);
+	else
+		saved = atomic_file_commit(&f);
+	if (!saved)
+		return 0;
 fail:
-	unlink(tmp);
-	free(tmp);
 	snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
 	return 1;
 }

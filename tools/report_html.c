@@ -9,13 +9,12 @@
 #include "report_output.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "report_html/page.h"
 
 /* The JSON goes inside a <script type="application/json"> element, which
@@ -62,39 +61,25 @@ int report_write_html(const struct report *r, const struct view *tree,
 		      char *const *profiles, size_t n_profiles,
 		      const char *path, char *err, size_t errlen)
 {
-	char *json = NULL, *tmp = NULL;
-	size_t json_len = 0, path_len = strlen(path);
-	FILE *out = NULL;
-	int fd = -1, saved;
-	mode_t mask;
+	char *json = NULL;
+	size_t json_len = 0;
+	struct atomic_file f;
+	FILE *out;
+	int saved;
 
 	saved = report_json_text(r, tree, profiles, n_profiles, &json,
 				 &json_len);
 	if (saved)
 		goto fail;
-	tmp = malloc(path_len + sizeof(".XXXXXX"));
-	if (!tmp) {
-		saved = ENOMEM;
-		goto fail;
-	}
-	memcpy(tmp, path, path_len);
-	memcpy(tmp + path_len, ".XXXXXX", sizeof(".XXXXXX"));
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create %s: %s", path,
-			 strerror(errno));
-		free(tmp);
+	if (atomic_file_open(&f, path, err, errlen)) {
 		free(json);
 		return 1;
 	}
-	/* mkostemp creates the file for its owner only: give it the mode
-	 * any other new file would get. */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) || !(out = fdopen(fd, "w"))) {
+	if (!(out = fdopen(f.fd, "w"))) {
 		saved = errno;
-		close(fd);
-		goto fail_unlink;
+		close(f.fd);
+		atomic_file_abort(&f);
+		goto fail;
 	}
 	errno = 0;
 	fwrite(report_page_head, 1, report_page_head_size, out);
@@ -104,17 +89,15 @@ int report_write_html(const struct report *r, const struct view *tree,
 	saved = ferror(out) ? (errno ? errno : EIO) : 0;
 	if (fclose(out) && !saved)
 		saved = errno ? errno : EIO;
-	if (!saved && rename(tmp, path))
-		saved = errno;
 	if (saved)
-		goto fail_unlink;
-	free(tmp);
-	free(json);
-	return 0;
-fail_unlink:
-	unlink(tmp);
+		atomic_file_abort(&f);
+	else
+		saved = atomic_file_commit(&f);
+	if (!saved) {
+		free(json);
+		return 0;
+	}
 fail:
-	free(tmp);
 	free(json);
 	snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
 	return 1;

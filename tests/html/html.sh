@@ -106,6 +106,19 @@ screenshot() { # PAGE PNG
 	cp "$2" "$scratch/$2"
 }
 
+# PAGE with the script SCRIPT run after its own, as OUT.
+with_script() { # PAGE SCRIPT OUT
+	python3 - "$1" "$2" "$3" <<'EOF' || fail "cannot add $2 to $1"
+import sys
+page = open(sys.argv[1], encoding="utf-8").read()
+script = "<script>\n" + open(sys.argv[2], encoding="utf-8").read() + \
+    "</script>\n</body>"
+at = page.rindex("</body>")
+open(sys.argv[3], "w", encoding="utf-8").write(
+    page[:at] + script + page[at + len("</body>"):])
+EOF
+}
+
 check_page() { # PAGE
 	name=${1%.html}
 	check static "$1"
@@ -130,15 +143,7 @@ fi
 	{ show render.err; fail "render-page fixture.json"; }
 check_page fixture.html
 
-python3 - "$src/interact.js" <<'EOF' || fail "cannot add interact.js"
-import sys
-page = open("fixture.html", encoding="utf-8").read()
-script = "<script>\n" + open(sys.argv[1], encoding="utf-8").read() + \
-    "</script>\n</body>"
-at = page.rindex("</body>")
-open("interacted.html", "w", encoding="utf-8").write(
-    page[:at] + script + page[at + len("</body>"):])
-EOF
+with_script fixture.html "$src/interact.js" interacted.html
 dump_dom interacted.html interacted.dom
 grep -q 'data-interacted="yes"' interacted.dom ||
 	fail "interact.js did not run"
@@ -162,17 +167,11 @@ EOF
 	{ show render.err; fail "render-page many.json"; }
 check_page many.html
 grep -q 'data-pending' many.dom || fail "many.html: every region drawn at once"
-python3 - <<'EOF' || fail "cannot add the scrolling script"
-page = open("many.html", encoding="utf-8").read()
-script = """<script>
+cat >scroll.js <<'EOF'
 document.getElementById('region-59').scrollIntoView({ behavior: 'instant' });
 setTimeout(() => document.body.setAttribute('data-scrolled', 'yes'), 1500);
-</script>
-</body>"""
-at = page.rindex("</body>")
-open("scrolled.html", "w", encoding="utf-8").write(
-    page[:at] + script + page[at + len("</body>"):])
 EOF
+with_script many.html scroll.js scrolled.html
 dump_dom scrolled.html scrolled.dom
 grep -q 'data-scrolled="yes"' scrolled.dom ||
 	fail "the scrolling script did not run"
