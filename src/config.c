@@ -142,8 +142,9 @@ static const struct setting settings[] = {
 	  apply_off },
 	{ "TRMS_SAMPLE_HZ", "0 to 10000",
 	  "call-stack samples per second of each thread's CPU time (0: "
-	  "no sampling); up to 100 the kernel's tick times them at almost "
-	  "no cost, faster needs a perf_event timer (see docs/sampling.md)",
+	  "no sampling); up to half the kernel's tick rate (at least 100) "
+	  "the tick times them at almost no cost, faster needs a "
+	  "perf_event timer (see docs/sampling.md)",
 	  "100", apply_sample_hz },
 	{ "TRMS_SAMPLE_CLOCK", "cpu or wall",
 	  "cpu: sample threads as they use CPU time; wall: every thread at "

@@ -24,7 +24,7 @@
 #include "vm.h"
 
 #define MAX_FRAMES 256
-#define TICK_HZ_MIN 100
+#define TICK_HZ_MIN 100 /* every Linux kernel ticks at least this often */
 /* Threads whose blocked flag a sample looks at, for idleness. */
 #define SLOTS 16384
 #define UNKNOWN_MODULE 0xffffffu
@@ -726,6 +726,20 @@ static bool perf_works(void)
 	return true;
 }
 
+/* The fastest rate a tick-driven CPU-time timer delivers in full: half the
+ * kernel's tick rate, which is the resolution of the coarse clocks (a
+ * kernel built with HZ=250 says 4 ms), and at least TICK_HZ_MIN. */
+static unsigned tick_limited_hz(void)
+{
+	struct timespec res;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0 || res.tv_sec ||
+	    res.tv_nsec <= 0)
+		return TICK_HZ_MIN;
+	unsigned half = (unsigned)(500000000 / res.tv_nsec);
+	return half > TICK_HZ_MIN ? half : TICK_HZ_MIN;
+}
+
 void sampler_start(void)
 {
 	modules_init();
@@ -746,12 +760,12 @@ void sampler_start(void)
 		return;
 	}
 	atomic_store(&sampler.signal, sig);
-	/* Every kernel ticks at least TICK_HZ_MIN times a second, and a
-	 * thread's CPU-time timer is checked at each tick: up to that rate it
-	 * delivers the rate asked for (each sample a little late, none lost)
-	 * at almost no cost.  Faster, only a perf_event task clock, whose
-	 * high-resolution timer costs more per sample, keeps up. */
-	sampler.use_perf = !sampler.wall && sampler.hz > TICK_HZ_MIN &&
+	/* A thread's CPU-time timer is checked at each tick of the kernel:
+	 * up to half the tick rate each period spans two ticks or more, and
+	 * it delivers the rate asked for (each sample a little late, none
+	 * lost) at almost no cost.  Faster, only a perf_event task clock,
+	 * whose high-resolution timer costs more per sample, keeps up. */
+	sampler.use_perf = !sampler.wall && sampler.hz > tick_limited_hz() &&
 			   perf_works();
 	atomic_store(&sampler.on, true);
 	if (config.sample_toggle_signal) {

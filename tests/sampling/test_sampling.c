@@ -686,6 +686,53 @@ static uint64_t tree_count(const char *text, const char *caller)
 	return sum;
 }
 
+/* The rate asked for is the rate delivered, by either timer: the
+ * tick-driven CPU-time timer at 100 Hz (the default, below half of any
+ * kernel's tick rate), the perf_event task clock at 1000 Hz where the
+ * kernel allows it (else the timer, capped by the tick). */
+static void rate_run(unsigned hz)
+{
+	char *dir = make_dir(hz >= 1000 ? "rate-fast" : "rate-default");
+	char *argv[] = { helper("sm-callers"), "1.0", NULL };
+	struct env env;
+	struct run r;
+	struct profile_doc doc;
+
+	env_sampled(&env, dir, hz, "cpu");
+	run_in(dir, argv, env.v, SM_DEADLINE, &r);
+	expect_status(&r, 0);
+	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
+	const char *source = profile_meta(&doc, "sample_source");
+	uint64_t delivered = meta_u64(&doc, "sample_hz_delivered");
+	printf("rate: %u Hz asked, %" PRIu64 " Hz delivered by %s\n", hz,
+	       delivered, source ? source : "?");
+	SM_CHECK(source != NULL, "no meta sample_source in %s", doc.path);
+	if (hz <= 100)
+		SM_CHECK(!strcmp(source, "posix_timer"),
+			 "at %u Hz expected the CPU-time timer, saw %s", hz,
+			 source);
+	if (!strcmp(source, "perf_event") || hz <= 100)
+		SM_CHECK(delivered >= 0.9 * hz && delivered <= 1.05 * hz,
+			 "%u Hz asked, %" PRIu64 " Hz delivered by %s", hz,
+			 delivered, source);
+	else
+		SM_CHECK(delivered > 0 && delivered <= 1.05 * hz,
+			 "%u Hz asked, %" PRIu64 " Hz delivered by %s", hz,
+			 delivered, source);
+	profile_doc_free(&doc);
+	run_free(&r);
+	env_free(&env);
+	free(argv[0]);
+	free(dir);
+}
+
+START_TEST(rate_asked_is_rate_delivered)
+{
+	rate_run(100);
+	rate_run(1000);
+}
+END_TEST
+
 START_TEST(callers_split_work)
 {
 	const unsigned hz = 1000;
@@ -1582,6 +1629,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	tc = tcase(s, "callers", 120);
 	tcase_add_test(tc, callers_split_work);
+	tcase_add_test(tc, rate_asked_is_rate_delivered);
 	tc = tcase(s, "idleness", 120);
 	tcase_add_test(tc, idleness_cpu_clock);
 	tcase_add_test(tc, idleness_wall_clock);
