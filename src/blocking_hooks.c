@@ -43,6 +43,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* When a timeout of @ms milliseconds ends (ns), if it is positive. */
+static uint64_t deadline_after(int ms)
+{
+	return ms > 0 ? now_ns() + (uint64_t)ms * 1000000u : 0;
+}
+
 /* Milliseconds left of a timeout that ends at @deadline (ns). */
 static int ms_left(uint64_t deadline)
 {
@@ -60,8 +66,7 @@ EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	__typeof__(real.poll) fn = REAL(poll);
 	struct sampler_thread *s = thread_block_begin();
-	uint64_t deadline = timeout > 0 ? now_ns() + (uint64_t)timeout * 1000000u
-					: 0;
+	uint64_t deadline = deadline_after(timeout);
 	struct interruptions before;
 	int rc;
 
@@ -99,8 +104,7 @@ EXPORT int epoll_wait(int epfd, struct epoll_event *events, int max,
 {
 	__typeof__(real.epoll_wait) fn = REAL(epoll_wait);
 	struct sampler_thread *s = thread_block_begin();
-	uint64_t deadline = timeout > 0 ? now_ns() + (uint64_t)timeout * 1000000u
-					: 0;
+	uint64_t deadline = deadline_after(timeout);
 	struct interruptions before;
 	int rc;
 
@@ -182,8 +186,7 @@ EXPORT unsigned int sleep(unsigned int seconds)
 	do {
 		interruptions_note(&before);
 		left = fn ? fn(left) : 0;
-	} while (left && sampler_deliveries() != before.ours &&
-		 signal_program_deliveries() == before.program);
+	} while (left && interrupted_by_us_only(&before));
 	thread_block_end(s);
 	return left;
 }
