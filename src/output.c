@@ -56,10 +56,17 @@ static int append(char *out, size_t outlen, size_t *len, const char *s)
 
 void run_report_note(const char *path, int rc)
 {
+	/* The path this process last reported written: a process whose exec
+	 * failed writes its profile again at exit, and trms run lists each
+	 * profile once. */
+	static char noted[CONFIG_PATH_MAX];
+	static pid_t noted_pid;
 	char line[CONFIG_PATH_MAX + 128];
 	int len;
 
 	if (!config.run_report[0])
+		return;
+	if (!rc && noted_pid == getpid() && !strcmp(noted, path))
 		return;
 	/* "path", or "!path: reason" when the profile could not be written
 	 * (the program may have closed its stderr by then: trms run says
@@ -75,9 +82,12 @@ void run_report_note(const char *path, int rc)
 		return;
 	/* One write of the whole line: lines from processes that finish at
 	 * the same moment do not interleave. */
-	ssize_t ignored = sys_write(fd, line, (size_t)len);
-	(void)ignored;
+	ssize_t written = sys_write(fd, line, (size_t)len);
 	close(fd);
+	if (!rc && written == len && strlen(path) < sizeof(noted)) {
+		strcpy(noted, path);
+		noted_pid = getpid();
+	}
 }
 
 /* Permissions do not tell everything (root may write anywhere but in

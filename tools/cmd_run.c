@@ -6,7 +6,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +13,6 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "xalloc.h"
 
 static const char usage[] =
 	"Usage: trms run [OPTIONS] [--] COMMAND [ARGS...]\n"
@@ -100,31 +98,16 @@ static int set_preload(const char *library)
 	return rc;
 }
 
-/* Whether @line is among the @n lines of @seen. */
-static bool said(char **seen, size_t n, const char *line)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(seen[i], line))
-			return true;
-	return false;
-}
-
-/* Print the profiles the processes reported, one per line, each once (a
- * process whose exec failed reports its profile before the exec and
- * again at exit). */
+/* Print the profiles the processes reported, one per line. */
 static void say_where(const char *report)
 {
 	FILE *f = fopen(report, "r");
-	char *line = NULL, **seen = NULL;
+	char *line = NULL;
 	size_t cap = 0, count = 0;
 
 	if (f) {
 		while (getline(&line, &cap, f) > 0) {
 			line[strcspn(line, "\n")] = '\0';
-			if (said(seen, count, line))
-				continue;
-			seen = xrealloc(seen, (count + 1) * sizeof(*seen));
-			seen[count] = xstrdup(line);
 			if (line[0] == '!')
 				fprintf(stderr, "trms: profile NOT written: %s\n",
 					line + 1);
@@ -135,9 +118,6 @@ static void say_where(const char *report)
 		}
 		fclose(f);
 	}
-	for (size_t i = 0; i < count; i++)
-		free(seen[i]);
-	free(seen);
 	free(line);
 	if (!count)
 		fprintf(stderr,
