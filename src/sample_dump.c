@@ -22,6 +22,7 @@ struct tree_dump {
 	struct profile_writer *w;
 	uint32_t thread;
 	struct frames *frames;
+	uint64_t samples; /* in the nodes written */
 };
 
 static const char *kind_name(uint32_t kind)
@@ -55,6 +56,7 @@ static void dump_node(void *ctx, const struct cct_node *n)
 	} else if (n->kind == CCT_REGION) {
 		l.a = n->key;
 	}
+	d->samples += l.samples;
 	profile_writer_cct(d->w, &l);
 }
 
@@ -95,14 +97,16 @@ static void write_symbols(struct profile_writer *w, struct frames *f)
 	elf_symbols_free(symbols);
 }
 
-static void write_totals(struct profile_writer *w)
+/* @samples: those in the trees as written.  Other threads may still be
+ * sampling while the profile is written: the count is the one the file's
+ * cct lines add up to. */
+static void write_totals(struct profile_writer *w, uint64_t samples)
 {
 	struct sampler_totals s;
 
 	/* Handler time is in clock ticks whatever the unit of costs. */
 	sampler_totals(&s, clock_ns_per_tick());
-	if (!s.enabled)
-		return;
+	s.samples = samples;
 	profile_writer_meta(w, "sample_clock", s.clock);
 	profile_writer_meta(w, "sample_source", s.source);
 	profile_writer_meta(w, "sample_kernel", s.kernel ? "yes" : "no");
@@ -134,9 +138,10 @@ void sample_dump(struct profile_writer *w, bool with_names)
 	struct frames frames = { 0 };
 	struct trms_thread *t;
 
+	uint64_t samples = 0;
+
 	if (!sampler_active())
 		return;
-	write_totals(w);
 	for (uint32_t i = 0; i < n_modules; i++)
 		profile_writer_module(w, modules[i].id, modules[i].start,
 				      modules[i].end, modules[i].base,
@@ -149,9 +154,11 @@ void sample_dump(struct profile_writer *w, bool with_names)
 	if (!frames.keys)
 		frames.capacity = 0;
 	cds_list_for_each_entry(t, &runtime.threads, link) {
-		struct tree_dump d = { w, t->ordinal, &frames };
+		struct tree_dump d = { w, t->ordinal, &frames, 0 };
 		cct_walk(&t->sampler.cct, dump_node, &d);
+		samples += d.samples;
 	}
+	write_totals(w, samples);
 	if (frames.keys) {
 		write_symbols(w, &frames);
 		vm_free(frames.keys, frames.bytes);
