@@ -402,57 +402,53 @@ static uint64_t clock_read_ticks(void)
 	return (last - first + READS / 2) / (READS - 1);
 }
 
+static const char calibration_name[] = "trms: calibration";
+
+/* @n empty begin/end pairs of the calibration region. */
+static void empty_pairs(unsigned n)
+{
+	while (n--) {
+		trms_region_begin(calibration_name);
+		trms_region_end(calibration_name);
+	}
+}
+
+/* @n small reads (inside the calibration region). */
+static void small_reads(unsigned n)
+{
+	static char data[8];
+
+	while (n--)
+		trms_read(data, sizeof(data));
+}
+
 /* Blocks of calls timed, and calls per block: the quickest block is the
  * one no sample, page fault or preemption fell into. */
 enum { CALIBRATION_BLOCKS = 5, CALIBRATION_BLOCK = 1000 };
 
-/* Ticks per empty begin/end pair of region @name, on average. */
-static uint64_t time_empty_pairs(const char *name)
+/* Ticks per call of @calls, on average over the quickest block. */
+static uint64_t quickest_block(void (*calls)(unsigned))
 {
 	uint64_t best = UINT64_MAX;
 
 	for (unsigned b = 0; b < CALIBRATION_BLOCKS; b++) {
 		uint64_t start = clock_ticks();
-		for (unsigned n = 0; n < CALIBRATION_BLOCK; n++) {
-			trms_region_begin(name);
-			trms_region_end(name);
-		}
+		calls(CALIBRATION_BLOCK);
 		uint64_t ticks = clock_ticks() - start;
 		if (ticks < best)
 			best = ticks;
 	}
-	return best / CALIBRATION_BLOCK;
-}
-
-/* Ticks per small read, on average, inside region @name. */
-static uint64_t time_small_reads(const char *name)
-{
-	static char data[8];
-	uint64_t best = UINT64_MAX;
-
-	trms_region_begin(name);
-	for (unsigned b = 0; b < CALIBRATION_BLOCKS; b++) {
-		uint64_t start = clock_ticks();
-		for (unsigned n = 0; n < CALIBRATION_BLOCK; n++)
-			trms_read(data, sizeof(data));
-		uint64_t ticks = clock_ticks() - start;
-		if (ticks < best)
-			best = ticks;
-	}
-	trms_region_end(name);
 	return best / CALIBRATION_BLOCK;
 }
 
 void api_calibrate(struct trms_thread *t)
 {
-	static const char name[] = "trms: calibration";
-	static char data[8];
-	unsigned i = name_cache_slot(name);
+	unsigned i = name_cache_slot(calibration_name);
 	__typeof__(t->names.slot[0]) saved = t->names.slot[i];
 
 	if (!call_timed())
 		return;
-	t->names.slot[i].ptr = name;
+	t->names.slot[i].ptr = calibration_name;
 	t->names.slot[i].id = REGION_CALIBRATION;
 	t->names.slot[i].immutable = true;
 	t->names.slot[i].generation =
@@ -461,25 +457,23 @@ void api_calibrate(struct trms_thread *t)
 
 	runtime_observer = calibration_observer;
 	t->cost.calibrating = &calibration;
-	for (unsigned n = 0; n < COST_CALIBRATION_CALLS; n++) {
-		trms_region_begin(name);
-		trms_region_end(name);
-	}
-	trms_region_begin(name);
-	for (unsigned n = 0; n < COST_CALIBRATION_CALLS; n++)
-		trms_read(data, sizeof(data));
-	trms_region_end(name);
+	empty_pairs(COST_CALIBRATION_CALLS);
+	trms_region_begin(calibration_name);
+	small_reads(COST_CALIBRATION_CALLS);
+	trms_region_end(calibration_name);
 	t->cost.calibrating = NULL;
 	for (unsigned op = 0; op < COST_OPS; op++)
 		runtime.cost_estimate[op] =
 			typical(calibration.samples[op], calibration.n[op]);
 	thread_cost_defaults(t);
 
-	uint64_t pair = time_empty_pairs(name);
+	uint64_t pair = quickest_block(empty_pairs);
 	uint64_t calls = runtime.cost_estimate[COST_OP_BEGIN] +
 			 runtime.cost_estimate[COST_OP_END];
 	runtime.cost_floor = pair > calls ? pair - calls : 0;
-	uint64_t read = time_small_reads(name);
+	trms_region_begin(calibration_name);
+	uint64_t read = quickest_block(small_reads);
+	trms_region_end(calibration_name);
 	uint64_t access = runtime.cost_estimate[COST_OP_ACCESS];
 	runtime.cost_access_floor = read > access ? read - access : 0;
 	runtime_observer = NULL;
