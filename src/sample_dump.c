@@ -13,10 +13,30 @@
 #include "sort.h"
 #include "vm.h"
 
+/* The frames met in the trees, to be named. */
 struct frames {
-	uint64_t *keys;
+	uint64_t *keys; /* NULL: no names wanted, or no memory for them */
 	size_t n, capacity, bytes;
 };
+
+/* Keep @key.  The trees can grow while they are written (a sample whose
+ * leaf is in the C library under the writer is recorded), so their size
+ * beforehand is only a first guess. */
+static void frames_add(struct frames *f, uint64_t key)
+{
+	if (!f->keys)
+		return;
+	if (f->n == f->capacity) {
+		size_t bytes = 2 * f->bytes;
+		uint64_t *more = vm_resize(f->keys, f->bytes, bytes);
+		if (!more)
+			return; /* the rest go unnamed: trms report names them */
+		f->keys = more;
+		f->bytes = bytes;
+		f->capacity = bytes / sizeof(*f->keys);
+	}
+	f->keys[f->n++] = key;
+}
 
 struct tree_dump {
 	struct profile_writer *w;
@@ -50,9 +70,7 @@ static void dump_node(void *ctx, const struct cct_node *n)
 	if (n->kind == CCT_FRAME) {
 		l.a = CCT_FRAME_MODULE(n->key);
 		l.b = CCT_FRAME_OFFSET(n->key);
-		struct frames *f = d->frames;
-		if (f->n < f->capacity)
-			f->keys[f->n++] = n->key;
+		frames_add(d->frames, n->key);
 	} else if (n->kind == CCT_REGION) {
 		l.a = n->key;
 	}
@@ -137,7 +155,6 @@ void sample_dump(struct profile_writer *w, bool with_names)
 	const struct module *modules = modules_all(&n_modules);
 	struct frames frames = { 0 };
 	struct trms_thread *t;
-
 	uint64_t samples = 0;
 
 	if (!sampler_active())
@@ -151,8 +168,6 @@ void sample_dump(struct profile_writer *w, bool with_names)
 						   __ATOMIC_RELAXED);
 	frames.bytes = (frames.capacity + 1) * sizeof(*frames.keys);
 	frames.keys = with_names ? vm_alloc(frames.bytes) : NULL;
-	if (!frames.keys)
-		frames.capacity = 0;
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		struct tree_dump d = { w, t->ordinal, &frames, 0 };
 		cct_walk(&t->sampler.cct, dump_node, &d);
