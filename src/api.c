@@ -119,7 +119,9 @@ begin(struct trms_thread *t, const char *name, uintptr_t cfa,
 	return rc;
 }
 
-int trms_region_begin(const char *name)
+/* trms_region_begin when the fast path does not apply. */
+static __attribute__((noinline)) int begin_general(const char *name,
+						   uintptr_t cfa)
 {
 	int rc;
 	struct trms_thread *t = call_enter(&rc);
@@ -131,12 +133,57 @@ int trms_region_begin(const char *name)
 			   name ? "empty" : "NULL");
 		rc = -EINVAL;
 	} else if (call_timed()) {
-		rc = begin(t, name, (uintptr_t)__builtin_dwarf_cfa(), true);
+		rc = begin(t, name, cfa, true);
 	} else {
-		rc = begin(t, name, (uintptr_t)__builtin_dwarf_cfa(), false);
+		rc = begin(t, name, cfa, false);
 	}
 	call_leave(t);
 	return rc;
+}
+
+/*
+ * The common case gets a path of its own, short enough to need no stack
+ * frame: a string literal this thread has met before, a renumbering
+ * neither due nor under way, room on the stack, and with costs in
+ * nanoseconds a call whose time is not to be measured (COST_SAMPLE_EVERY).
+ * Anything else leaves it having changed nothing, for the general path.
+ * Specialised for the cost unit, like begin().
+ */
+static inline __attribute__((always_inline)) int
+begin_fast(const char *name, uintptr_t cfa, const bool is_timed)
+{
+	struct trms_thread *t = thread_current;
+	uint32_t id;
+
+	if (__builtin_expect(
+		    t && !t->busy &&
+			    region_lookup_literal(&t->names, name, &id) &&
+			    (!is_timed ||
+			     cost_take_unmeasured(&t->cost, COST_OP_BEGIN)),
+		    1)) {
+		t->busy = true;
+		bool opened = engine_try_call(&t->engine, id, runtime_tag(),
+					      name, cfa, t->engine.events);
+		if (is_timed && opened) {
+			/* As in begin(): the clock starts after our work. */
+			uint64_t now = clock_ticks();
+			cost_estimated(&t->cost, COST_OP_BEGIN);
+			engine_set_cost_start(&t->engine,
+					      now - t->cost.excluded);
+		}
+		t->busy = false;
+		if (__builtin_expect(opened, 1))
+			return 0;
+	}
+	return begin_general(name, cfa);
+}
+
+int trms_region_begin(const char *name)
+{
+	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
+
+	return call_timed() ? begin_fast(name, cfa, true)
+			    : begin_fast(name, cfa, false);
 }
 
 /* @name is not the pointer the innermost region began with: check it by
@@ -175,12 +222,12 @@ static inline int check_end(struct trms_thread *t, const char *name)
 	return check_end_slow(t, name);
 }
 
-/* trms_region_end, specialised for the cost unit. */
+/* trms_region_end, specialised for the cost unit; @now is the clock read
+ * on entry if timed. */
 static inline __attribute__((always_inline)) int
-end(struct trms_thread *t, const char *name, const bool is_timed)
+end(struct trms_thread *t, const char *name, const bool is_timed,
+    uint64_t now)
 {
-	/* The activation's clock stops first, before any of our own work. */
-	uint64_t now = is_timed ? clock_ticks() : 0;
 	struct meter m = { 0 };
 	int rc;
 
@@ -205,16 +252,61 @@ end(struct trms_thread *t, const char *name, const bool is_timed)
 	return rc;
 }
 
-int trms_region_end(const char *name)
+/* trms_region_end when the fast path does not apply; @now is the clock
+ * read on entry, for costs in nanoseconds. */
+static __attribute__((noinline)) int end_general(const char *name,
+						 uint64_t now)
 {
 	int rc;
 	struct trms_thread *t = call_enter(&rc);
 
 	if (!t)
 		return rc;
-	rc = call_timed() ? end(t, name, true) : end(t, name, false);
+	rc = call_timed() ? end(t, name, true, now) : end(t, name, false, 0);
 	call_leave(t);
 	return rc;
+}
+
+/* As for begin, the common case on its own: @name the pointer the
+ * innermost region began with, and an end whose time is not measured. */
+static inline __attribute__((always_inline)) int
+end_fast(const char *name, const bool is_timed)
+{
+	/* The activation's clock stops first, before any of our own work. */
+	uint64_t now = is_timed ? clock_ticks() : 0;
+	struct trms_thread *t = thread_current;
+
+	if (__builtin_expect(t && !t->busy, 1)) {
+		const struct frame *top = engine_top(&t->engine);
+		if (__builtin_expect(top && name && name == top->key &&
+					     (!is_timed ||
+					      cost_take_unmeasured(
+						      &t->cost, COST_OP_END)),
+				     1)) {
+			t->busy = true;
+			if (is_timed) /* As in end(). */
+				cost_exclude(&t->cost, t->cost.floor);
+			uint64_t reading = is_timed ? now - t->cost.excluded
+						    : t->engine.events;
+			const struct frame *f = engine_pop(&t->engine);
+			/* Events never run backwards; the clock less what
+			 * is excluded can, by an estimate's error. */
+			uint64_t cost = reading - f->cost_start;
+			if (is_timed && reading < f->cost_start)
+				cost = 0;
+			thread_record(t, f, cost);
+			if (is_timed)
+				cost_estimated(&t->cost, COST_OP_END);
+			t->busy = false;
+			return 0;
+		}
+	}
+	return end_general(name, now);
+}
+
+int trms_region_end(const char *name)
+{
+	return call_timed() ? end_fast(name, true) : end_fast(name, false);
 }
 
 static inline __attribute__((always_inline)) int

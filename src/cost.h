@@ -78,6 +78,18 @@ static inline uint64_t cost_learnable(const struct cost_meter *m,
 	return ticks > extra ? ticks - extra : 0;
 }
 
+/* The fast paths charge the estimate and never measure: if the next call
+ * of kind @op is not to be measured, count it and return true; otherwise
+ * return false and leave it to cost_sample. */
+static inline bool cost_take_unmeasured(struct cost_meter *m,
+					enum cost_op op)
+{
+	if (m->calls[op] % COST_SAMPLE_EVERY == 0 || m->calibrating)
+		return false;
+	m->calls[op]++;
+	return true;
+}
+
 /* Start the estimate for calls of kind @op at @ticks. */
 static inline void cost_set_estimate(struct cost_meter *m, enum cost_op op,
 				     uint64_t ticks)

@@ -196,26 +196,35 @@ static inline void engine_push(struct engine_thread *t, stamp_t ts,
 	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELAXED);
 }
 
+/* engine_call's common case: no renumbering under way, room in the local
+ * stamp and on the stack.  @return true if the activation was opened,
+ * false (having done nothing) if engine_call_slow must do it. */
+static inline bool engine_try_call(struct engine_thread *t, uint32_t region,
+				   uint32_t tag, const void *key,
+				   uintptr_t cfa, uint64_t cost_now)
+{
+	struct engine *e = t->engine;
+	bool simple;
+
+	rcu_read_lock();
+	simple = !atomic_load_explicit(&e->renumber_pending,
+				       memory_order_relaxed) &&
+		 (t->now & e->stamps.local_mask) != e->stamps.local_mask &&
+		 t->depth + 1 < t->capacity;
+	if (__builtin_expect(simple, 1))
+		engine_push(t, t->now + 1, region, tag, key, cfa, cost_now);
+	rcu_read_unlock();
+	return simple;
+}
+
 static inline int engine_call(struct engine_thread *t, uint32_t region,
 			      uint32_t tag, const void *key, uintptr_t cfa,
 			      uint64_t cost_now)
 {
-	struct engine *e = t->engine;
-
-	rcu_read_lock();
 	if (__builtin_expect(
-		    atomic_load_explicit(&e->renumber_pending,
-					 memory_order_relaxed) ||
-			    (t->now & e->stamps.local_mask) ==
-				    e->stamps.local_mask ||
-			    t->depth + 1 >= t->capacity,
-		    0)) {
-		rcu_read_unlock();
-		return engine_call_slow(t, region, tag, key, cfa, cost_now);
-	}
-	engine_push(t, t->now + 1, region, tag, key, cfa, cost_now);
-	rcu_read_unlock();
-	return 0;
+		    engine_try_call(t, region, tag, key, cfa, cost_now), 1))
+		return 0;
+	return engine_call_slow(t, region, tag, key, cfa, cost_now);
 }
 
 /* A return reads and writes only partial counts, which a renumbering

@@ -12,10 +12,19 @@
 #include "sort.h"
 #include "vm.h"
 
+/* Where the slots begin in an array's first page. */
+#define SLOTS_OFFSET 2048
+
 /* Open addressing; the capacity travels with the slots so that a reader
- * holding an old array knows its size. */
+ * holding an old array knows its size.  The slots start half a page in:
+ * the thread's state and its stack of frames start at page boundaries,
+ * and a region's end writes to them just before it looks a slot up; at
+ * the same offset within a page (4K aliasing) the processor takes the
+ * slot's loads for loads of what was just stored and holds them back
+ * (a pair of begin and end took a tenth longer). */
 struct tuple_array {
 	size_t capacity; /* a power of two */
+	char page_colour[SLOTS_OFFSET - sizeof(size_t)];
 	struct tuple_slot slot[];
 };
 
@@ -125,6 +134,8 @@ int profile_record_slow(struct profile_table *t, uint32_t region,
 		__atomic_store_n(&s->region, region, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->trms, trms, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->rms, rms, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->first_cost, cost, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->first_count, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->count, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->min, UINT64_MAX, __ATOMIC_RELEASE);
 		atomic_store_explicit(&s->seq, 2, memory_order_release);
@@ -140,6 +151,20 @@ struct slot_copy {
 	uint64_t key[2]; /* trms, rms */
 	struct tuple_data data;
 };
+
+/* Fold @n activations of cost @cost into @d. */
+static void add_first_cost(struct tuple_data *d, uint64_t cost, uint64_t n)
+{
+	if (!n)
+		return;
+	if (!d->count || cost < d->min)
+		d->min = cost;
+	if (!d->count || cost > d->max)
+		d->max = cost;
+	d->count += n;
+	d->sum += n * cost;
+	d->sumsq += (unsigned __int128)n * ((unsigned __int128)cost * cost);
+}
 
 /* Copy a stable slot into @out; false if it is empty or never held still
  * while we looked (then *stuck). */
@@ -161,6 +186,10 @@ static bool read_slot(struct tuple_slot *s, struct slot_copy *out,
 		out->key[METRIC_TRMS] =
 			__atomic_load_n(&s->trms, __ATOMIC_ACQUIRE);
 		out->key[METRIC_RMS] = __atomic_load_n(&s->rms, __ATOMIC_ACQUIRE);
+		uint64_t first_cost =
+			__atomic_load_n(&s->first_cost, __ATOMIC_ACQUIRE);
+		uint64_t first_count =
+			__atomic_load_n(&s->first_count, __ATOMIC_ACQUIRE);
 		out->data.count = __atomic_load_n(&s->count, __ATOMIC_ACQUIRE);
 		out->data.min = __atomic_load_n(&s->min, __ATOMIC_ACQUIRE);
 		out->data.max = __atomic_load_n(&s->max, __ATOMIC_ACQUIRE);
@@ -172,9 +201,11 @@ static bool read_slot(struct tuple_slot *s, struct slot_copy *out,
 			__atomic_load_n(&s->induced_thread, __ATOMIC_ACQUIRE);
 		out->data.induced_external =
 			__atomic_load_n(&s->induced_external, __ATOMIC_ACQUIRE);
-		if (atomic_load_explicit(&s->seq, memory_order_relaxed) ==
+		if (atomic_load_explicit(&s->seq, memory_order_relaxed) !=
 		    before)
-			return out->data.count > 0;
+			continue;
+		add_first_cost(&out->data, first_cost, first_count);
+		return out->data.count > 0;
 	}
 	*stuck = true;
 	return false;

@@ -46,12 +46,21 @@ struct tuple_data {
  * stores (a reader that sees a new field also sees the odd seq), and makes
  * seq even again; a reader loads seq, the fields with acquire loads (its
  * second look at seq cannot move before them), and seq again.  On x86-64
- * all of these are plain moves. */
+ * all of these are plain moves.
+ *
+ * Activations that cost what the slot's first one cost and induced
+ * nothing are only counted, in first_count, with one store and no change
+ * of seq: a reader sees the count before or after it, both consistent.
+ * With costs in events a deterministic region's activations with the same
+ * input mostly cost the same, so most ends take this one store. */
 struct tuple_slot {
 	atomic_uint seq; /* 0: empty; odd: being written; even: stable */
 	uint32_t region;
 	uint64_t trms;
 	uint64_t rms;
+	uint64_t first_cost;
+	uint64_t first_count;
+	/* The other activations. */
 	uint64_t count;
 	uint64_t min;
 	uint64_t max;
@@ -82,32 +91,53 @@ struct profile_table {
 void profile_table_init(struct profile_table *t);
 void profile_table_fini(struct profile_table *t);
 
-/* Add @cost and the induced counts to @s (the owner's side of the
- * sequence lock). */
-static inline void tuple_slot_add(struct tuple_slot *s, uint64_t cost,
-				  uint64_t induced_thread,
-				  uint64_t induced_external)
+/* tuple_slot_add for an activation that is not simply counted. */
+static inline void tuple_slot_add_locked(struct tuple_slot *s, uint64_t cost,
+					 uint64_t induced_thread,
+					 uint64_t induced_external)
 {
 	unsigned seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
-	unsigned __int128 sq =
-		((unsigned __int128)s->sumsq_hi << 64 | s->sumsq_lo) +
-		(unsigned __int128)cost * cost;
 
 	atomic_store_explicit(&s->seq, seq + 1, memory_order_relaxed);
-	__atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELEASE);
-	if (cost < s->min)
-		__atomic_store_n(&s->min, cost, __ATOMIC_RELEASE);
-	if (cost > s->max)
-		__atomic_store_n(&s->max, cost, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->sum, s->sum + cost, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->sumsq_lo, (uint64_t)sq, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->sumsq_hi, (uint64_t)(sq >> 64), __ATOMIC_RELEASE);
+	if (cost == s->first_cost) {
+		__atomic_store_n(&s->first_count, s->first_count + 1,
+				 __ATOMIC_RELEASE);
+	} else {
+		unsigned __int128 sq =
+			((unsigned __int128)s->sumsq_hi << 64 | s->sumsq_lo) +
+			(unsigned __int128)cost * cost;
+		__atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELEASE);
+		if (cost < s->min)
+			__atomic_store_n(&s->min, cost, __ATOMIC_RELEASE);
+		if (cost > s->max)
+			__atomic_store_n(&s->max, cost, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->sum, s->sum + cost, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->sumsq_lo, (uint64_t)sq, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->sumsq_hi, (uint64_t)(sq >> 64),
+				 __ATOMIC_RELEASE);
+	}
 	__atomic_store_n(&s->induced_thread, s->induced_thread + induced_thread,
 			 __ATOMIC_RELEASE);
 	__atomic_store_n(&s->induced_external,
 			 s->induced_external + induced_external,
 			 __ATOMIC_RELEASE);
 	atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
+}
+
+/* Add an activation of cost @cost and its induced counts to @s (the
+ * owner's side of the sequence lock). */
+static inline void tuple_slot_add(struct tuple_slot *s, uint64_t cost,
+				  uint64_t induced_thread,
+				  uint64_t induced_external)
+{
+	if (__builtin_expect(cost == s->first_cost &&
+				     !(induced_thread | induced_external),
+			     1))
+		__atomic_store_n(&s->first_count, s->first_count + 1,
+				 __ATOMIC_RELEASE);
+	else
+		tuple_slot_add_locked(s, cost, induced_thread,
+				      induced_external);
 }
 
 /* Record a finished activation, the slow way (see profile_record). */

@@ -36,7 +36,7 @@ const char *region_name(uint32_t id);
 /* Number of registered regions (ids are 0..count-1). */
 uint32_t region_count(void);
 
-#define NAME_CACHE_SLOTS 64
+#define NAME_CACHE_SLOTS 64 /* 2^(64 - 58): see name_cache_slot */
 
 struct name_cache {
 	struct {
@@ -56,11 +56,29 @@ void region_cache_invalidate(void);
 int region_lookup_slow(struct name_cache *c, const char *name, uint32_t *id,
 		       bool *immutable);
 
+/* Fibonacci hashing: the top bits of the address times 2^64 / phi, in
+ * three instructions, spread nearby literals over the slots. */
 static inline unsigned name_cache_slot(const char *name)
 {
-	uintptr_t p = (uintptr_t)name;
+	uint64_t p = (uintptr_t)name;
 
-	return (unsigned)((p ^ (p >> 6) ^ (p >> 12)) % NAME_CACHE_SLOTS);
+	return (unsigned)((p * 0x9e3779b97f4a7c15ull) >> 58);
+}
+
+/* The region id of @name if @c holds it as a pointer into read-only
+ * memory (a string literal), whose text need not be looked at.  Only
+ * registered names are cached as such, so a NULL or empty @name is never
+ * found here.  @return true if found. */
+static inline bool region_lookup_literal(const struct name_cache *c,
+					 const char *name, uint32_t *id)
+{
+	unsigned i = name_cache_slot(name);
+
+	*id = c->slot[i].id;
+	return c->slot[i].ptr == name && c->slot[i].immutable &&
+	       c->slot[i].generation ==
+		       __atomic_load_n(&region_cache_generation,
+				       __ATOMIC_RELAXED);
 }
 
 /* The region id for @name from @c; -EAGAIN if @c does not know it (then
@@ -72,16 +90,18 @@ static inline int region_lookup_fast(const struct name_cache *c,
 {
 	unsigned i = name_cache_slot(name);
 
+	if (region_lookup_literal(c, name, id)) {
+		*immutable = true;
+		return 0;
+	}
 	if (c->slot[i].ptr == name &&
 	    c->slot[i].generation ==
 		    __atomic_load_n(&region_cache_generation,
-				    __ATOMIC_RELAXED)) {
-		if (c->slot[i].immutable ||
-		    __builtin_strcmp(name, region_name(c->slot[i].id)) == 0) {
-			*id = c->slot[i].id;
-			*immutable = c->slot[i].immutable;
-			return 0;
-		}
+				    __ATOMIC_RELAXED) &&
+	    __builtin_strcmp(name, region_name(c->slot[i].id)) == 0) {
+		*id = c->slot[i].id;
+		*immutable = false;
+		return 0;
 	}
 	return -EAGAIN;
 }

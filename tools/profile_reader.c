@@ -312,7 +312,7 @@ static int read_symbol(struct reading *r, struct profile_doc *doc, char **f,
 		       size_t n)
 {
 	struct profile_symbol s = { 0 };
-	uint64_t module;
+	uint64_t module = 0;
 	uint64_t *const numbers[] = { &module, &s.offset };
 
 	if (n != 5)
@@ -393,7 +393,7 @@ static int read_cct(struct reading *r, struct profile_doc *doc, char **f,
 		    size_t n)
 {
 	struct profile_cct c = { 0 };
-	uint64_t thread, node, parent = 0;
+	uint64_t thread = 0, node = 0, parent = 0;
 	uint64_t *const ids[] = { &thread, &node };
 	uint64_t *const numbers[] = { &c.a, &c.b, &c.samples, &c.work,
 				      &c.idleness_millionths, &c.overhead,
