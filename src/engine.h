@@ -31,6 +31,7 @@
 #include <urcu-bp.h>
 #include <urcu/list.h>
 
+#include "cells.h"
 #include "shadow.h"
 #include "stamp.h"
 
@@ -135,6 +136,10 @@ static inline const struct frame *engine_pop(struct engine_thread *t);
  * A kread is a read.  @return 0, -EINVAL if the range leaves the address
  * space, -ENOMEM, -EOVERFLOW (stamps exhausted). */
 int engine_read(struct engine_thread *t, uintptr_t addr, size_t size);
+/* engine_read's common case, inline: see below.  @return true if done,
+ * false (having done nothing) if engine_read must do it. */
+static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
+				   size_t size);
 int engine_write(struct engine_thread *t, uintptr_t addr, size_t size);
 int engine_kwrite(struct engine_thread *t, uintptr_t addr, size_t size);
 
@@ -265,6 +270,73 @@ static inline int engine_return(struct engine_thread *t, uint64_t cost_now,
 	const struct frame *f = engine_pop(t);
 	frame_activation(f, cost_now - f->cost_start, out);
 	return 0;
+}
+
+/* Runs of cells this short are decided cell by cell, inline: calling the
+ * bulk loops would cost more than the cells. */
+#define ENGINE_SHORT_RUN 8
+
+/* DESIGN §3's read(ℓ) on each of @n <= ENGINE_SHORT_RUN cells, whose
+ * stamps are @ts and write stamps @wts (NULL: none written), inside an
+ * operation. */
+void engine_read_cells(struct engine_thread *t, stamp_t *ts,
+		       const stamp_t *wts, size_t n);
+
+/*
+ * Has this thread read every cell of the run at its current stamp, with
+ * no other thread having written one since?  Then reading them again
+ * counts nothing and stamps nothing: the common case of a loop that reads
+ * the same data over and over in one activation, decided in a couple of
+ * loads per cell.  (A cell stamped `now` was accessed after the innermost
+ * activation began, and not induced means no newer write stamp.)
+ */
+static inline bool engine_read_again(const stamp_t *ts, const stamp_t *wts,
+				     size_t n, stamp_t now, stamp_t g_mask)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ts[i] != now ||
+		    (wts && (SHARED_LOAD(&wts[i]) & g_mask) > (now & g_mask)))
+			return false;
+	return true;
+}
+
+/* The common read: a few cells in the chunk of the thread's own stamps it
+ * used last, no renumbering under way.  (Such a range is inside the
+ * address space: a cached chunk is, and a range that wraps around has its
+ * last cell below its first.) */
+static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
+				   size_t size)
+{
+	struct engine *e = t->engine;
+	uintptr_t first = addr >> e->cell_shift;
+	uintptr_t last = (addr + size - 1) >> e->cell_shift;
+	unsigned chunk_shift = SHADOW_CHUNK_ADDR_BITS - e->cell_shift;
+	uintptr_t chunk = t->ts_cache.index[0];
+
+	if (__builtin_expect(size == 0 || last - first >= ENGINE_SHORT_RUN ||
+				     (first >> chunk_shift) != chunk ||
+				     (last >> chunk_shift) != chunk,
+			     0))
+		return false;
+	size_t offset = first & (e->pool.chunk_cells - 1);
+	stamp_t *ts = t->ts_cache.chunk[0] + offset;
+	size_t n = last - first + 1;
+	bool done = false;
+
+	rcu_read_lock();
+	if (__builtin_expect(!atomic_load_explicit(&e->renumber_pending,
+						   memory_order_relaxed),
+			     1)) {
+		const stamp_t *wts = shadow_get_cached(
+			&e->wts, &t->wts_cache, chunk, false, NULL);
+		if (wts)
+			wts += offset;
+		if (!engine_read_again(ts, wts, n, t->now, e->g_mask))
+			engine_read_cells(t, ts, wts, n);
+		done = true;
+	}
+	rcu_read_unlock();
+	return done;
 }
 
 /* Deepest pending activation of @t whose stamp is <= @s, as an index into

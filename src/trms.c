@@ -288,10 +288,6 @@ static void uncount_each(struct engine_thread *t, const stamp_t *ts,
 	}
 }
 
-/* Runs this short are decided cell by cell, inline: calling the bulk
- * loops would cost more than the cells. */
-#define SHORT_RUN 8
-
 /* A first access to a cell an ancestor accessed: the cell is not new to
  * that ancestor (nor to those below it).  Rare, and kept out of line so
  * that the search's setup stays off the common path. */
@@ -307,8 +303,8 @@ static __attribute__((noinline)) void uncount_ancestor(struct engine_thread *t,
 }
 
 /* DESIGN §3's read(ℓ) on each cell of a short run. */
-static void read_short_run(struct engine_thread *t, stamp_t *ts,
-			   const stamp_t *wts, size_t n)
+void engine_read_cells(struct engine_thread *t, stamp_t *ts,
+		       const stamp_t *wts, size_t n)
 {
 	struct frame *top = &t->stack[t->depth];
 	stamp_t g_mask = t->engine->g_mask;
@@ -352,8 +348,8 @@ static void read_run(struct engine_thread *t, stamp_t *ts,
 	struct frame *top = &t->stack[t->depth];
 	struct read_tally k;
 
-	if (n <= SHORT_RUN)
-		return read_short_run(t, ts, wts, n);
+	if (n <= ENGINE_SHORT_RUN)
+		return engine_read_cells(t, ts, wts, n);
 
 	cells_tally_read(ts, wts, n, top->ts, t->now, e->g_mask, &k);
 	top->trms += (int64_t)(k.induced + k.first_own);
@@ -410,30 +406,11 @@ static __attribute__((noinline)) int read_general(struct engine_thread *t,
 
 int engine_read(struct engine_thread *t, uintptr_t addr, size_t size)
 {
-	struct engine *e = t->engine;
-	uintptr_t first = addr >> e->cell_shift;
-	uintptr_t last = (addr + size - 1) >> e->cell_shift;
-	unsigned chunk_shift = SHADOW_CHUNK_ADDR_BITS - e->cell_shift;
-
-	/* The common case, a few cells in the chunk this thread used last,
-	 * skips the general machinery. */
 	if (__builtin_expect(size == 0, 0))
 		return 0;
-	if (__builtin_expect(last - first >= SHORT_RUN || !range_ok(addr, size) ||
-				     (first >> chunk_shift) !=
-					     t->ts_cache.index[0] ||
-				     (last >> chunk_shift) !=
-					     t->ts_cache.index[0],
-			     0))
-		return read_general(t, addr, size);
-	size_t offset = first & (e->pool.chunk_cells - 1);
-	op_begin(e);
-	const stamp_t *wts = shadow_get_cached(&e->wts, &t->wts_cache,
-					       t->ts_cache.index[0], false, NULL);
-	read_short_run(t, t->ts_cache.chunk[0] + offset,
-		       wts ? wts + offset : NULL, last - first + 1);
-	op_end();
-	return 0;
+	if (engine_try_read(t, addr, size))
+		return 0;
+	return read_general(t, addr, size);
 }
 
 /* Stamp [addr, addr + size) as written at G = @g: in the write table with
