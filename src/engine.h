@@ -43,7 +43,11 @@ struct engine_config {
 /* One pending activation.  The four counters are partial values: an
  * activation's current value is the sum of its entry and all entries above
  * it (DESIGN §3, the invariant of the papers' Eq. 2). */
-struct frame {
+struct __attribute__((aligned(16))) frame {
+	int64_t trms;
+	int64_t rms;
+	int64_t induced_thread;
+	int64_t induced_external;
 	stamp_t ts;
 	uint32_t region;
 	uint32_t tag; /* the caller's, handed back when the activation ends */
@@ -51,10 +55,6 @@ struct frame {
 	const void *key; /* the caller's, e.g. the name pointer it began with */
 	uintptr_t cfa;   /* the caller's stack pointer when it began (to place
 			    the region among the frames of a sampled stack) */
-	int64_t trms;
-	int64_t rms;
-	int64_t induced_thread;
-	int64_t induced_external;
 };
 
 /* A completed activation. */
