@@ -142,7 +142,7 @@ static const struct setting settings[] = {
 	  apply_off },
 	{ "TRMS_SAMPLE_HZ", "0 to 10000",
 	  "call-stack samples per second of each thread's CPU time (0: "
-	  "no sampling); up to half the kernel's tick rate (at least 100) "
+	  "no sampling); up to the kernel's tick rate (at least 100) "
 	  "the tick times them at almost no cost, faster needs a "
 	  "perf_event timer (see docs/sampling.md)",
 	  "100", apply_sample_hz },

@@ -102,12 +102,14 @@ static void log_sampling_summary(void)
 	pthread_mutex_unlock(&runtime.lock);
 	for (int i = 0; i < SAMPLE_DROPS; i++)
 		dropped += s.dropped[i];
-	log_info("%llu samples at %.0f Hz of %s time (asked %u Hz), %llu "
+	log_info("%llu samples at %.0f Hz of %s time (asked %u Hz; %llu "
+		 "periods caught late, in the next sample), %llu "
 		 "dropped (in library %llu, in loader %llu, unwinding %llu, "
 		 "memory %llu), %.3f ms in the handler",
 		 (unsigned long long)s.samples,
 		 s.cpu_ns ? (double)s.samples * 1e9 / (double)s.cpu_ns : 0.0,
-		 s.clock, s.hz, (unsigned long long)dropped,
+		 s.clock, s.hz, (unsigned long long)s.overrun,
+		 (unsigned long long)dropped,
 		 (unsigned long long)s.dropped[DROP_IN_LIBRARY],
 		 (unsigned long long)s.dropped[DROP_IN_LOADER],
 		 (unsigned long long)s.dropped[DROP_UNWIND],

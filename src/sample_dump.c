@@ -131,6 +131,7 @@ static void write_totals(struct profile_writer *w, uint64_t samples)
 	profile_writer_meta_u64(w, "sample_hz", s.hz);
 	profile_writer_meta_u64(w, "sample_signal", (uint64_t)s.signal);
 	profile_writer_meta_u64(w, "samples", s.samples);
+	profile_writer_meta_u64(w, "samples_overrun", s.overrun);
 	for (int i = 0; i < SAMPLE_DROPS; i++) {
 		char key[64];
 		snprintf(key, sizeof(key), "samples_dropped_%s",

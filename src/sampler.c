@@ -198,54 +198,58 @@ static void count_threads(double *idle, double *working)
 	*working = live > blocked ? live - blocked : 1;
 }
 
-static void drop(struct sampler_thread *s, enum sample_drop why)
+static void drop(struct sampler_thread *s, enum sample_drop why,
+		 uint64_t periods)
 {
-	cct_add(&s->dropped[why], 1);
+	cct_add(&s->dropped[why], periods);
 }
 
-static void take_sample(struct trms_thread *t, void *uctx)
+/* Record the sample of @periods periods (more than one when the timer
+ * expired again before its signal was taken) at the interrupted stack. */
+static void take_sample(struct trms_thread *t, void *uctx, uint64_t periods)
 {
 	struct sampler_thread *s = &t->sampler;
 	struct scratch *x = scratch;
 	unw_cursor_t cursor;
 
 	if (!x) {
-		drop(s, DROP_NO_MEMORY);
+		drop(s, DROP_NO_MEMORY, periods);
 		return;
 	}
 	if (unw_init_local2(&cursor, (unw_context_t *)uctx,
 			    UNW_INIT_SIGNAL_FRAME) < 0) {
-		drop(s, DROP_UNWIND);
+		drop(s, DROP_UNWIND, periods);
 		return;
 	}
 	unsigned n = collect_frames(&cursor, x->ip, x->sp);
 	if (!n) {
-		drop(s, DROP_UNWIND);
+		drop(s, DROP_UNWIND, periods);
 		return;
 	}
 	if (in_own_module(x->ip[0])) {
-		drop(s, DROP_IN_LIBRARY);
+		drop(s, DROP_IN_LIBRARY, periods);
 		return;
 	}
 	unsigned len = build_path(t, x->ip, x->sp, 0, n, x->path,
 				  CCT_MAX_DEPTH);
 	struct cct_node *leaf = cct_insert(&s->cct, x->path, len);
 	if (!leaf) {
-		drop(s, DROP_NO_MEMORY);
+		drop(s, DROP_NO_MEMORY, periods);
 		return;
 	}
-	cct_add(&leaf->samples, 1);
+	cct_add(&leaf->samples, periods);
 	if (__atomic_load_n(&s->blocked, __ATOMIC_RELAXED)) {
-		cct_add(&leaf->blocked, 1);
+		cct_add(&leaf->blocked, periods);
 	} else {
 		double idle, working;
 		count_threads(&idle, &working);
-		cct_add(&leaf->work, 1);
-		cct_add_idleness(leaf, idle / working);
+		cct_add(&leaf->work, periods);
+		cct_add_idleness(leaf, (double)periods * idle / working);
 		if (in_sync_routine(x->ip[0]))
-			cct_add(&leaf->overhead, 1);
+			cct_add(&leaf->overhead, periods);
 	}
-	cct_add(&s->samples, 1);
+	cct_add(&s->samples, periods);
+	cct_add(&s->overrun, periods - 1);
 }
 
 static void on_sample(int sig, siginfo_t *info, void *uctx)
@@ -253,8 +257,14 @@ static void on_sample(int sig, siginfo_t *info, void *uctx)
 	int saved_errno = errno;
 	struct trms_thread *t = thread_current;
 
+	/* A CPU-time timer is checked at the kernel's ticks: when a tick
+	 * finds more than one period used up, one signal comes for all of
+	 * them, and the rest are its overrun. */
+	uint64_t periods = 1;
+	if (info && info->si_code == SI_TIMER && info->si_overrun > 0)
+		periods += (uint64_t)info->si_overrun;
+
 	(void)sig;
-	(void)info;
 	deliveries++;
 	if (!t) {
 		atomic_fetch_add_explicit(&sampler.unattached, 1,
@@ -267,9 +277,9 @@ static void on_sample(int sig, siginfo_t *info, void *uctx)
 	if (!atomic_load_explicit(&sampler.on, memory_order_relaxed)) {
 		/* a signal still in flight when sampling was turned off */
 	} else if (t->busy) {
-		drop(s, DROP_IN_LIBRARY);
+		drop(s, DROP_IN_LIBRARY, periods);
 	} else if (modules_loader_busy()) {
-		drop(s, DROP_IN_LOADER);
+		drop(s, DROP_IN_LOADER, periods);
 	} else {
 		/* libunwind calls read, write and pthread_mutex_lock, which
 		 * are our hooks: marked busy, the thread goes straight
@@ -285,7 +295,7 @@ static void on_sample(int sig, siginfo_t *info, void *uctx)
 		pthread_sigmask(SIG_BLOCK, &all, NULL);
 		s->in_handler = true;
 		t->busy = true;
-		take_sample(t, uctx);
+		take_sample(t, uctx, periods);
 		t->busy = false;
 		s->in_handler = false;
 	}
@@ -658,6 +668,7 @@ void sampler_after_fork_child(struct trms_thread *self)
 	__atomic_store_n(&self->sampler.tid, (pid_t)syscall(SYS_gettid),
 			 __ATOMIC_RELAXED);
 	self->sampler.samples = 0;
+	self->sampler.overrun = 0;
 	memset(self->sampler.dropped, 0, sizeof(self->sampler.dropped));
 	self->sampler.handler_ticks = 0;
 	cct_fini(&self->sampler.cct);
@@ -726,9 +737,9 @@ static bool perf_works(void)
 	return true;
 }
 
-/* The fastest rate a tick-driven CPU-time timer delivers in full: half the
- * kernel's tick rate, which is the resolution of the coarse clocks (a
- * kernel built with HZ=250 says 4 ms), and at least TICK_HZ_MIN. */
+/* The fastest rate a tick-driven CPU-time timer keeps up with: the
+ * kernel's tick rate, whose period is the resolution of the coarse clocks
+ * (a kernel built with HZ=250 says 4 ms); at least TICK_HZ_MIN. */
 static unsigned tick_limited_hz(void)
 {
 	struct timespec res;
@@ -736,8 +747,8 @@ static unsigned tick_limited_hz(void)
 	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0 || res.tv_sec ||
 	    res.tv_nsec <= 0)
 		return TICK_HZ_MIN;
-	unsigned half = (unsigned)(500000000 / res.tv_nsec);
-	return half > TICK_HZ_MIN ? half : TICK_HZ_MIN;
+	unsigned tick = (unsigned)(1000000000 / res.tv_nsec);
+	return tick > TICK_HZ_MIN ? tick : TICK_HZ_MIN;
 }
 
 void sampler_start(void)
@@ -760,11 +771,13 @@ void sampler_start(void)
 		return;
 	}
 	atomic_store(&sampler.signal, sig);
-	/* A thread's CPU-time timer is checked at each tick of the kernel:
-	 * up to half the tick rate each period spans two ticks or more, and
-	 * it delivers the rate asked for (each sample a little late, none
-	 * lost) at almost no cost.  Faster, only a perf_event task clock,
-	 * whose high-resolution timer costs more per sample, keeps up. */
+	/* A thread's CPU-time timer is checked at each tick of the kernel,
+	 * at almost no cost: up to the tick rate it keeps up, each sample a
+	 * little late, and where a tick finds two periods used up (a thread
+	 * that shares its CPU is charged time in uneven slices) the signal's
+	 * overrun says so and the sample counts for both.  Faster, only a
+	 * perf_event task clock, whose high-resolution timer costs more per
+	 * sample, keeps up. */
 	sampler.use_perf = !sampler.wall && sampler.hz > tick_limited_hz() &&
 			   perf_works();
 	atomic_store(&sampler.on, true);
@@ -804,6 +817,7 @@ void sampler_totals(struct sampler_totals *out, double ns_per_tick)
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		const struct sampler_thread *s = &t->sampler;
 		out->samples += cct_load(&s->samples);
+		out->overrun += cct_load(&s->overrun);
 		for (int i = 0; i < SAMPLE_DROPS; i++)
 			out->dropped[i] += cct_load(&s->dropped[i]);
 		out->handler_ns += (uint64_t)((double)cct_load(

@@ -46,7 +46,8 @@ struct sampler_thread {
 	timer_t timer;
 	bool blocked; /* inside a wrapped blocking call (atomic stores) */
 	bool in_handler; /* taking a sample, every signal blocked */
-	uint64_t samples;
+	uint64_t samples; /* periods sampled, overrun included */
+	uint64_t overrun; /* periods counted in the sample that followed */
 	uint64_t dropped[SAMPLE_DROPS];
 	uint64_t handler_ticks; /* time spent in the handler */
 	uint64_t cpu_ns;        /* CPU time used, once the thread has ended */
@@ -142,6 +143,7 @@ struct sampler_totals {
 	unsigned hz;
 	int signal;
 	uint64_t samples;
+	uint64_t overrun;
 	uint64_t dropped[SAMPLE_DROPS];
 	uint64_t unattached; /* signals to threads with no state */
 	uint64_t handler_ns;

@@ -686,13 +686,27 @@ static uint64_t tree_count(const char *text, const char *caller)
 	return sum;
 }
 
-/* The rate asked for is the rate delivered, by either timer: the
- * tick-driven CPU-time timer at 100 Hz (the default, below half of any
- * kernel's tick rate), the perf_event task clock at 1000 Hz where the
- * kernel allows it (else the timer, capped by the tick). */
+/* The kernel's tick rate: the resolution of the coarse clocks is a tick. */
+static unsigned tick_hz(void)
+{
+	struct timespec res;
+
+	ck_assert_int_eq(clock_getres(CLOCK_MONOTONIC_COARSE, &res), 0);
+	ck_assert(res.tv_sec == 0 && res.tv_nsec > 0);
+	return (unsigned)(1000000000 / res.tv_nsec);
+}
+
+/* The rate asked for is the rate delivered, by either timer: up to the
+ * tick rate (the default 100 Hz, and the tick rate itself) the CPU-time
+ * timer, checked at ticks, late periods counted in the next sample; at
+ * 1000 Hz the perf_event task clock where the kernel lets us open one
+ * (else the timer, capped by the tick). */
 static void rate_run(unsigned hz)
 {
-	char *dir = make_dir(hz >= 1000 ? "rate-fast" : "rate-default");
+	char name[32];
+
+	snprintf(name, sizeof(name), "rate-%u", hz);
+	char *dir = make_dir(name);
 	char *argv[] = { helper("sm-callers"), "1.0", NULL };
 	struct env env;
 	struct run r;
@@ -707,11 +721,11 @@ static void rate_run(unsigned hz)
 	printf("rate: %u Hz asked, %" PRIu64 " Hz delivered by %s\n", hz,
 	       delivered, source ? source : "?");
 	SM_CHECK(source != NULL, "no meta sample_source in %s", doc.path);
-	if (hz <= 100)
+	if (hz <= tick_hz())
 		SM_CHECK(!strcmp(source, "posix_timer"),
 			 "at %u Hz expected the CPU-time timer, saw %s", hz,
 			 source);
-	if (!strcmp(source, "perf_event") || hz <= 100)
+	if (!strcmp(source, "perf_event") || hz <= tick_hz())
 		SM_CHECK(delivered >= 0.9 * hz && delivered <= 1.05 * hz,
 			 "%u Hz asked, %" PRIu64 " Hz delivered by %s", hz,
 			 delivered, source);
@@ -729,6 +743,7 @@ static void rate_run(unsigned hz)
 START_TEST(rate_asked_is_rate_delivered)
 {
 	rate_run(100);
+	rate_run(tick_hz());
 	rate_run(1000);
 }
 END_TEST
