@@ -121,6 +121,17 @@ static int apply_off(const char *value)
 	return 0;
 }
 
+static int apply_sample_trap(const char *value)
+{
+	if (!strcmp(value, "1"))
+		config.sample_trap = true;
+	else if (!strcmp(value, "0"))
+		config.sample_trap = false;
+	else
+		return -1;
+	return 0;
+}
+
 static const struct setting settings[] = {
 	{ "TRMS_OUTPUT", "a path; %p is the pid, %e the executable's name, "
 			 "%% a percent sign",
@@ -150,6 +161,12 @@ static const struct setting settings[] = {
 	  "cpu: sample threads as they use CPU time; wall: every thread at "
 	  "the rate, blocked or not",
 	  "cpu", apply_sample_clock },
+	{ "TRMS_SAMPLE_TRAP", "0 or 1",
+	  "above the tick rate, 1: the perf_event timer raises SIGTRAP "
+	  "itself, the cheapest way (not if a debugger is attached at "
+	  "start or the program handles SIGTRAP then); 0: it sends a "
+	  "real-time signal; see docs/sampling.md",
+	  "1", apply_sample_trap },
 	{ "TRMS_SAMPLE_SIGNAL", "a signal number, or empty",
 	  "sending this signal to the process turns sampling off and on",
 	  "", apply_sample_signal },

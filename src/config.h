@@ -21,6 +21,7 @@ struct config {
 	bool off;
 	unsigned sample_hz;       /* 0: no sampling */
 	bool sample_wall;         /* wall clock instead of CPU time */
+	bool sample_trap;         /* perf_event samples may come as SIGTRAP */
 	int sample_toggle_signal; /* 0: none */
 	char run_report[CONFIG_PATH_MAX]; /* see TRMS_RUN_REPORT */
 };

@@ -179,24 +179,6 @@ int output_expand(const char *template, pid_t pid, char *out, size_t outlen)
 	return rc;
 }
 
-/* The first @len bytes of the file at @path, NUL-terminated, in @buf; 0
- * if it cannot be read. */
-static size_t read_head(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	size_t got = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return 0;
-	while (got + 1 < len &&
-	       (n = sys_read(fd, buf + got, len - 1 - got)) > 0)
-		got += (size_t)n;
-	close(fd);
-	buf[got] = '\0';
-	return got;
-}
-
 unsigned long long output_process_start(void)
 {
 	static pid_t known_pid;
@@ -207,7 +189,7 @@ unsigned long long output_process_start(void)
 		return known;
 	/* Field 22, counted after the command name's closing parenthesis
 	 * (the name may hold spaces and parentheses itself). */
-	if (!read_head("/proc/self/stat", stat, sizeof(stat)))
+	if (!sys_read_head("/proc/self/stat", stat, sizeof(stat)))
 		return 0;
 	char *p = strrchr(stat, ')');
 	for (int field = 2; p && field < 22; field++)
@@ -239,7 +221,7 @@ static bool earlier_image(const char *path)
 	struct stat st;
 
 	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    !read_head(path, head, sizeof(head)) ||
+	    !sys_read_head(path, head, sizeof(head)) ||
 	    strncmp(head, "trms-profile ", 13))
 		return false;
 	const char *pid = meta_value(head, "pid");

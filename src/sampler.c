@@ -11,6 +11,7 @@
 #include <libunwind.h>
 #include <link.h>
 #include <linux/perf_event.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -20,6 +21,7 @@
 #include "log.h"
 #include "modules.h"
 #include "real.h"
+#include "sys.h"
 #include "runtime.h"
 #include "vm.h"
 
@@ -40,6 +42,9 @@ static struct {
 	atomic_int signal; /* 0 until chosen */
 	bool wall;
 	bool use_perf;     /* perf events work here */
+	/* ... and raise SIGTRAP themselves (sigtrap events): no signal to
+	 * send from an interrupt, the cheapest delivery there is. */
+	atomic_bool trap;
 	/* ... but only for user mode (perf_event_paranoid forbids more):
 	 * time in system calls is then not sampled. */
 	bool user_only;
@@ -93,6 +98,32 @@ bool sampler_active(void)
 int sampler_signal(void)
 {
 	return atomic_load_explicit(&sampler.signal, memory_order_relaxed);
+}
+
+bool sampler_traps(void)
+{
+	return atomic_load_explicit(&sampler.trap, memory_order_relaxed);
+}
+
+#ifndef TRAP_PERF
+#define TRAP_PERF 6 /* the kernel's si_code (asm-generic/siginfo.h) */
+#endif
+
+/* What our sigtrap events put in si_perf_data, to know their SIGTRAPs
+ * from anyone else's. */
+#define TRAP_COOKIE 0x74726d73736d706cull /* "trmssmpl" */
+
+/* Did this SIGTRAP come from one of our sampling events?  si_perf_data
+ * (not in glibc's siginfo_t) follows si_addr in the kernel's layout. */
+static bool our_trap(const siginfo_t *info)
+{
+	unsigned long data;
+
+	if (!info || info->si_code != TRAP_PERF)
+		return false;
+	memcpy(&data, (const char *)&info->si_addr + sizeof(void *),
+	       sizeof(data));
+	return data == TRAP_COOKIE;
 }
 
 /* ---- building a path ---- */
@@ -264,7 +295,12 @@ static void on_sample(int sig, siginfo_t *info, void *uctx)
 	if (info && info->si_code == SI_TIMER && info->si_overrun > 0)
 		periods += (uint64_t)info->si_overrun;
 
-	(void)sig;
+	if (sig == SIGTRAP && !our_trap(info)) {
+		/* A breakpoint, raise(SIGTRAP)...: the program's. */
+		signal_forward(sig, info, uctx);
+		errno = saved_errno;
+		return;
+	}
 	deliveries++;
 	if (!t) {
 		atomic_fetch_add_explicit(&sampler.unattached, 1,
@@ -350,6 +386,11 @@ static int open_perf(pid_t tid, int sig)
 	pe.exclude_kernel = sampler.user_only;
 	pe.exclude_hv = 1;
 	pe.wakeup_events = 1;
+	if (atomic_load(&sampler.trap)) {
+		pe.sigtrap = 1;
+		pe.remove_on_exec = 1; /* the kernel requires it */
+		pe.sig_data = TRAP_COOKIE;
+	}
 	fd = (int)syscall(SYS_perf_event_open, &pe, tid, -1, -1,
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
@@ -365,6 +406,8 @@ static int open_perf(pid_t tid, int sig)
 			fd = high;
 		}
 	}
+	if (atomic_load(&sampler.trap))
+		return fd;
 	if (fcntl(fd, F_SETFL, O_ASYNC) || fcntl(fd, F_SETSIG, sig) ||
 	    fcntl(fd, F_SETOWN_EX, &owner)) {
 		close(fd);
@@ -543,9 +586,18 @@ void sampler_before_exec(void)
 	run(&t->sampler, false);
 	sigemptyset(&ours);
 	sigaddset(&ours, sig);
+	if (sampler_traps())
+		sigaddset(&ours, SIGTRAP);
 	pthread_sigmask(SIG_BLOCK, &ours, &saved);
-	while (sigtimedwait(&ours, NULL, &now) == sig)
-		;
+	siginfo_t info;
+	bool program_trap = false;
+	int got;
+	while ((got = sigtimedwait(&ours, &info, &now)) > 0)
+		if (got == SIGTRAP && !our_trap(&info))
+			program_trap = true;
+	/* A SIGTRAP of the program's stays pending, as it would have. */
+	if (program_trap)
+		syscall(SYS_tgkill, getpid(), gettid(), SIGTRAP);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
@@ -720,21 +772,51 @@ static void note_own_module(void)
 
 /* Whether perf events can time threads here: counting kernel time too
  * if allowed, else user time only. */
+/* Is a debugger (or strace, ...) attached?  It would take our SIGTRAPs
+ * for its own. */
+static bool traced(void)
+{
+	char status[4096];
+	const char *tracer;
+
+	if (!sys_read_head("/proc/self/status", status, sizeof(status)))
+		return true; /* cannot tell: do not risk it */
+	tracer = strstr(status, "\nTracerPid:");
+	return !tracer || atol(tracer + 11) != 0;
+}
+
+/* Samples as SIGTRAP from the events themselves, unless turned off, or
+ * someone else has a use for SIGTRAP: a tracer, or the program (which
+ * may have set its handler before the library started). */
+static bool trap_possible(void)
+{
+	struct sigaction old;
+
+	return config.sample_trap &&
+	       REAL(sigaction)(SIGTRAP, NULL, &old) == 0 &&
+	       !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL &&
+	       !traced();
+}
+
+/* Settle how perf events are opened here: with SIGTRAP if it can be had,
+ * counting kernel time if allowed.  @return false if none opens. */
 static bool perf_works(void)
 {
 	pid_t self = (pid_t)syscall(SYS_gettid);
-	int fd;
+	bool with_trap = trap_possible();
 
-	sampler.user_only = false;
-	fd = open_perf(self, sampler_signal());
-	if (fd < 0) {
-		sampler.user_only = true;
-		fd = open_perf(self, sampler_signal());
+	for (int trap = with_trap; trap >= 0; trap--) {
+		atomic_store(&sampler.trap, trap);
+		for (int user_only = 0; user_only <= 1; user_only++) {
+			sampler.user_only = user_only;
+			int fd = open_perf(self, sampler_signal());
+			if (fd >= 0) {
+				close(fd);
+				return true;
+			}
+		}
 	}
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	return false;
 }
 
 /* The fastest rate a tick-driven CPU-time timer keeps up with: the
@@ -780,6 +862,8 @@ void sampler_start(void)
 	 * sample, keeps up. */
 	sampler.use_perf = !sampler.wall && sampler.hz > tick_limited_hz() &&
 			   perf_works();
+	if (sampler.use_perf && sampler_traps() && !install_handler(SIGTRAP))
+		atomic_store(&sampler.trap, false);
 	atomic_store(&sampler.on, true);
 	if (config.sample_toggle_signal) {
 		struct sigaction sa, old;
@@ -791,12 +875,14 @@ void sampler_start(void)
 		    old.sa_handler == SIG_DFL)
 			REAL(sigaction)(config.sample_toggle_signal, &sa, NULL);
 	}
-	log_info("sampling call stacks at %u Hz of %s time (%s, signal %d)",
+	log_info("sampling call stacks at %u Hz of %s time (%s%s, signal "
+		 "%d)",
 		 sampler.hz, sampler.wall ? "wall" : "CPU",
 		 !sampler.use_perf   ? "POSIX timer"
 		 : sampler.user_only ? "perf_event, user time only"
 				     : "perf_event",
-		 sig);
+		 sampler.use_perf && sampler_traps() ? ", as SIGTRAP" : "",
+		 sampler.use_perf && sampler_traps() ? SIGTRAP : sig);
 }
 
 /* ---- totals ---- */
@@ -811,7 +897,8 @@ void sampler_totals(struct sampler_totals *out, double ns_per_tick)
 	out->source = sampler.use_perf ? "perf_event" : "posix_timer";
 	out->kernel = !(sampler.use_perf && sampler.user_only);
 	out->hz = sampler.hz;
-	out->signal = sampler_signal();
+	out->signal = sampler.use_perf && sampler_traps() ? SIGTRAP
+							  : sampler_signal();
 	out->unattached = atomic_load(&sampler.unattached);
 	/* Called with runtime.lock held: every thread, live or dead. */
 	cds_list_for_each_entry(t, &runtime.threads, link) {

@@ -95,6 +95,16 @@ void sampler_set_enabled(bool on);
 /* The sampling signal (0 if sampling is off); the sigaction hook asks. */
 int sampler_signal(void);
 
+/* Samples come as SIGTRAP, raised by the perf_event timers themselves
+ * (see sampler_start): the library's handler stays SIGTRAP's, and hands
+ * every SIGTRAP that is not a sample to the program (signal_forward). */
+bool sampler_traps(void);
+
+/* Deliver @sig, which the library's handler caught but the program is
+ * owed, as the disposition the program set would have: its handler, or
+ * nothing (ignored), or the default action.  Async-signal-safe. */
+void signal_forward(int sig, siginfo_t *info, void *uctx);
+
 /* Sampling was asked for (TRMS_SAMPLE_HZ > 0) and set up. */
 bool sampler_active(void);
 

@@ -8,7 +8,10 @@
  *    the library's handler writes the profile, puts the default back and
  *    raises the signal again, so the process dies exactly as it would.
  *  - The sampling signal: if the program wants it, the library moves its
- *    sampling to another free signal first (sampler_yield_signal).
+ *    sampling to another free signal first (sampler_yield_signal).  When
+ *    samples arrive on SIGTRAP (sampler_traps), which cannot move, the
+ *    library's handler keeps it and passes on every SIGTRAP that is not
+ *    a sample as the program's disposition says (signal_forward).
  *  - Counting the program's signals: a handler the program installs is
  *    installed behind a trampoline that counts deliveries per thread, so
  *    that a blocking call interrupted only by the sampling signal can be
@@ -123,6 +126,32 @@ static int install_counted(int sig, const struct sigaction *act)
 	return rc;
 }
 
+/* End the process by @sig, as its default action would. */
+static void die_of(int sig)
+{
+	struct sigaction dfl;
+	sigset_t set;
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	REAL(sigaction)(sig, &dfl, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	syscall(SYS_tgkill, getpid(), gettid(), sig);
+}
+
+void signal_forward(int sig, siginfo_t *info, void *uctx)
+{
+	const struct sigaction *p =
+		atomic_load_explicit(&program[sig], memory_order_acquire);
+
+	if (p && is_function(p))
+		trampoline(sig, info, uctx);
+	else if (!p || p->sa_handler != SIG_IGN)
+		die_of(sig);
+}
+
 /* ---- SIGTERM and SIGINT ---- */
 
 static void on_terminating_signal(int sig)
@@ -175,12 +204,29 @@ static bool program_view(int sig, struct sigaction *old)
 		*old = *p;
 		return true;
 	}
-	if (atomic_load(&ours[sig]) || sig == sampler_signal()) {
+	if (atomic_load(&ours[sig]) || sig == sampler_signal() ||
+	    (sig == SIGTRAP && sampler_traps())) {
 		memset(old, 0, sizeof(*old));
 		old->sa_handler = SIG_DFL;
 		return true;
 	}
 	return false;
+}
+
+/* Keep @act as the program's disposition of @sig for signal_forward,
+ * the library's handler staying in place. */
+static int record_program(int sig, const struct sigaction *act)
+{
+	struct sigaction *record = NULL;
+
+	if (is_function(act) || act->sa_handler == SIG_IGN) {
+		record = vm_alloc(sizeof(*record));
+		if (!record)
+			return errno = ENOMEM, -1;
+		*record = *act;
+	}
+	atomic_store_explicit(&program[sig], record, memory_order_release);
+	return 0;
 }
 
 static int change(int sig, const struct sigaction *act, struct sigaction *old)
@@ -189,7 +235,11 @@ static int change(int sig, const struct sigaction *act, struct sigaction *old)
 	bool have_view = program_view(sig, &view);
 	int rc = 0;
 
-	if (act) {
+	if (act && sig == SIGTRAP && sampler_traps()) {
+		/* Samples arrive on SIGTRAP: the library's handler stays
+		 * and passes the program its own. */
+		rc = record_program(sig, act);
+	} else if (act) {
 		/* The program takes the sampling signal: sampling moves. */
 		if (is_function(act) || act->sa_handler == SIG_IGN)
 			sampler_yield_signal(sig);

@@ -30,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/perf_event.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -180,7 +182,7 @@ static const char *const trms_settings[] = {
 	"LD_PRELOAD",	    "TRMS_OUTPUT",	  "TRMS_SAMPLE_HZ",
 	"TRMS_SAMPLE_CLOCK", "TRMS_SAMPLE_SIGNAL", "TRMS_OFF",
 	"TRMS_COST",	    "TRMS_VERBOSE",	  "TRMS_GRANULARITY",
-	"TRMS_RUN_REPORT",
+	"TRMS_RUN_REPORT",  "TRMS_SAMPLE_TRAP",
 };
 
 /* gdb's backtraces of every thread, the threads interrupted by a signal
@@ -1113,6 +1115,134 @@ START_TEST(own_handler_on_sampling_signal)
 END_TEST
 
 /* ======================================================================
+ * 3a. Samples on SIGTRAP, next to the program's own SIGTRAPs
+ * ====================================================================== */
+
+/* Can this process open a perf_event task clock that raises SIGTRAP (as
+ * the library will, above the tick rate, unless told not to)? */
+static bool kernel_traps(void)
+{
+	struct perf_event_attr pe;
+
+	memset(&pe, 0, sizeof(pe));
+	pe.type = PERF_TYPE_SOFTWARE;
+	pe.size = sizeof(pe);
+	pe.config = PERF_COUNT_SW_TASK_CLOCK;
+	pe.sample_period = 1000000;
+	pe.disabled = 1;
+	pe.exclude_kernel = 1;
+	pe.sigtrap = 1;
+	pe.remove_on_exec = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &pe, 0, -1, -1, 0);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Run sm-sigtrap MODE N at 1000 Hz (with TRMS_SAMPLE_TRAP=@trap), its
+ * profiles in a directory of its own; the first into *@doc if @doc. */
+static void sigtrap_run(const char *mode, const char *n, const char *trap,
+			struct run *r, struct profile_doc *doc)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "sigtrap-%s-%s", mode, trap);
+	char *dir = make_dir(name);
+	char *argv[] = { helper("sm-sigtrap"), (char *)mode, (char *)n,
+			 NULL };
+	struct env env;
+
+	env_sampled(&env, dir, 1000, "cpu");
+	env_add(&env, xasprintf("TRMS_SAMPLE_TRAP=%s", trap));
+	run_in(dir, argv, env.v, SM_DEADLINE, r);
+	if (doc)
+		ck_assert_uint_ge(read_profiles(dir, doc, 1), 1);
+	env_free(&env);
+	free(argv[0]);
+	free(dir);
+}
+
+/* The program's handler runs for each of its SIGTRAPs (raise and int3),
+ * exactly, and for none of the samples; samples still come, on SIGTRAP
+ * where the kernel can, on another signal with TRMS_SAMPLE_TRAP=0. */
+static void sigtrap_handler_case(const char *trap)
+{
+	struct run r;
+	struct profile_doc doc;
+	int hits;
+
+	sigtrap_run("handler", "40", trap, &r, &doc);
+	expect_status(&r, 0);
+	SM_CHECK(sscanf(r.out, "hits %d", &hits) == 1,
+		 "sm-sigtrap printed '%s'", r.out);
+	uint64_t samples = meta_u64(&doc, "samples");
+	uint64_t sig = meta_u64(&doc, "sample_signal");
+	const char *source = profile_meta(&doc, "sample_source");
+	printf("sigtrap (TRMS_SAMPLE_TRAP=%s): the program's handler ran %d "
+	       "times for its 80 SIGTRAPs; %" PRIu64 " samples by %s on "
+	       "signal %" PRIu64 "\n",
+	       trap, hits, samples, source ? source : "?", sig);
+	SM_CHECK(hits == 80,
+		 "%s: expected the program's SIGTRAP handler to run 80 times "
+		 "(40 raise, 40 int3), saw %d",
+		 r.command, hits);
+	SM_CHECK(samples >= 200,
+		 "%s: expected at least 200 samples (about 0.5 s of CPU at "
+		 "1000 Hz), saw %" PRIu64,
+		 r.command, samples);
+	if (!strcmp(trap, "0"))
+		SM_CHECK(sig != SIGTRAP,
+			 "TRMS_SAMPLE_TRAP=0, but samples came on SIGTRAP");
+	else if (kernel_traps() && source && !strcmp(source, "perf_event"))
+		SM_CHECK(sig == SIGTRAP,
+			 "the kernel raises SIGTRAP for perf events here, but "
+			 "samples came on signal %" PRIu64,
+			 sig);
+	profile_doc_free(&doc);
+	run_free(&r);
+}
+
+START_TEST(sigtrap_program_handler)
+{
+	sigtrap_handler_case("1");
+}
+END_TEST
+
+START_TEST(sigtrap_off)
+{
+	sigtrap_handler_case("0");
+}
+END_TEST
+
+START_TEST(sigtrap_ignored_or_fatal_as_set)
+{
+	struct run r;
+
+	sigtrap_run("ignore", "40", "1", &r, NULL);
+	expect_status(&r, 0);
+	SM_CHECK(strstr(r.out, "survived") != NULL,
+		 "sm-sigtrap ignore printed '%s'", r.out);
+	run_free(&r);
+	sigtrap_run("default", "0", "1", &r, NULL);
+	expect_status(&r, 128 + SIGTRAP);
+	run_free(&r);
+}
+END_TEST
+
+/* A sample's SIGTRAP still pending at exec would kill the new image,
+ * whose handlers are the defaults: 20 execs in a row, sampled at 1 kHz. */
+START_TEST(sigtrap_exec_chain)
+{
+	struct run r;
+
+	sigtrap_run("exec", "20", "1", &r, NULL);
+	expect_status(&r, 0);
+	run_free(&r);
+}
+END_TEST
+
+/* ======================================================================
  * 3b. CPU time in the kernel is sampled like CPU time in user space
  * ====================================================================== */
 
@@ -1666,6 +1796,11 @@ int main(void)
 	tcase_add_test(tc, fork_while_sampling);
 	tc = tcase(s, "threads", 120);
 	tcase_add_test(tc, five_hundred_threads);
+	tc = tcase(s, "sigtrap", 120);
+	tcase_add_test(tc, sigtrap_program_handler);
+	tcase_add_test(tc, sigtrap_off);
+	tcase_add_test(tc, sigtrap_ignored_or_fatal_as_set);
+	tcase_add_test(tc, sigtrap_exec_chain);
 	double stress_budget =
 		env_number("SM_STRESS_REPEAT", 1) *
 			(2 * env_number("SM_STRESS_SECONDS", 8) + 120) +
