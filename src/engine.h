@@ -9,10 +9,13 @@
  * from one OS thread); operations on different engine_threads may run in
  * parallel.
  *
- * Every operation is a read-side critical section of userspace RCU: when
- * the stamps run out, the thread that notices waits for all operations in
- * flight to finish, holds new ones back, renumbers every stamp, and lets
- * them go.  Nothing else is shared on the hot path: calls, returns and
+ * Every access is an operation, a read-side critical section of
+ * userspace RCU: when the stamps run out, the thread that notices waits
+ * for all operations in flight to finish, holds new ones back, renumbers
+ * every stamp, and lets them go.  Calls and returns are not operations:
+ * a call pushes a frame without a stamp, which the thread's next access
+ * gives it (see stamp_frames in trms.c), and a return only adds partial
+ * counts.  Nothing else is shared on the hot path: calls, returns and
  * reads touch only the calling thread's state and read the write stamps.
  */
 #ifndef TRMS_ENGINE_H
@@ -118,7 +121,7 @@ void engine_thread_fini(struct engine_thread *t);
 /* Open an activation of @region.  @cost_now is the caller's cost clock;
  * the activation's cost is the clock at its return minus this.  @key is
  * kept in the frame for the caller.
- * @return 0, -ENOMEM (stack cannot grow), -EOVERFLOW (stamps exhausted). */
+ * @return 0, -ENOMEM (stack cannot grow). */
 static inline int engine_call(struct engine_thread *t, uint32_t region,
 			      uint32_t tag, const void *key, uintptr_t cfa,
 			      uint64_t cost_now);
@@ -179,47 +182,40 @@ static inline unsigned long engine_renumber_count(struct engine *e)
  * @return 0, or -EOVERFLOW if even renumbering leaves no room. */
 int engine_renumber(struct engine *e);
 
-/* engine_call when the fast path does not apply: a renumbering is under
- * way, the local stamp is used up, or the stack must grow. */
+/* engine_call when the stack must grow. */
 int engine_call_slow(struct engine_thread *t, uint32_t region, uint32_t tag,
 		     const void *key, uintptr_t cfa, uint64_t cost_now);
 
-static inline void engine_push(struct engine_thread *t, stamp_t ts,
-			       uint32_t region, uint32_t tag, const void *key,
-			       uintptr_t cfa, uint64_t cost_now)
+/* Push the frame of a new activation, not yet stamped (see
+ * stamp_frames in trms.c).  A renumbering may be reading the stack: the
+ * stamp is stored atomically, and the depth after the frame. */
+static inline void engine_push(struct engine_thread *t, uint32_t region,
+			       uint32_t tag, const void *key, uintptr_t cfa,
+			       uint64_t cost_now)
 {
 	struct frame *f = &t->stack[t->depth + 1];
 
-	t->now = ts;
-	f->ts = ts;
+	__atomic_store_n(&f->ts, 0, __ATOMIC_RELAXED);
 	f->region = region;
 	f->tag = tag;
 	f->key = key;
 	f->cfa = cfa;
 	f->cost_start = cost_now;
 	f->trms = f->rms = f->induced_thread = f->induced_external = 0;
-	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELEASE);
 }
 
-/* engine_call's common case: no renumbering under way, room in the local
- * stamp and on the stack.  @return true if the activation was opened,
- * false (having done nothing) if engine_call_slow must do it. */
+/* engine_call's common case: room on the stack.  @return true if the
+ * activation was opened, false (having done nothing) if engine_call_slow
+ * must do it. */
 static inline bool engine_try_call(struct engine_thread *t, uint32_t region,
 				   uint32_t tag, const void *key,
 				   uintptr_t cfa, uint64_t cost_now)
 {
-	struct engine *e = t->engine;
-	bool simple;
-
-	rcu_read_lock();
-	simple = !atomic_load_explicit(&e->renumber_pending,
-				       memory_order_relaxed) &&
-		 (t->now & e->stamps.local_mask) != e->stamps.local_mask &&
-		 t->depth + 1 < t->capacity;
-	if (__builtin_expect(simple, 1))
-		engine_push(t, t->now + 1, region, tag, key, cfa, cost_now);
-	rcu_read_unlock();
-	return simple;
+	if (__builtin_expect(t->depth + 1 >= t->capacity, 0))
+		return false;
+	engine_push(t, region, tag, key, cfa, cost_now);
+	return true;
 }
 
 static inline int engine_call(struct engine_thread *t, uint32_t region,
@@ -301,7 +297,7 @@ static inline bool engine_read_again(const stamp_t *ts, const stamp_t *wts,
 }
 
 /* The common read: a few cells in the chunk of the thread's own stamps it
- * used last, no renumbering under way.  (Such a range is inside the
+ * used last, every activation stamped, no renumbering under way.  (Such a range is inside the
  * address space: a cached chunk is, and a range that wraps around has its
  * last cell below its first.) */
 static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
@@ -315,7 +311,8 @@ static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
 
 	if (__builtin_expect(size == 0 || last - first >= ENGINE_SHORT_RUN ||
 				     (first >> chunk_shift) != chunk ||
-				     (last >> chunk_shift) != chunk,
+				     (last >> chunk_shift) != chunk ||
+				     (t->stack[t->depth].ts == 0 && t->depth),
 			     0))
 		return false;
 	size_t offset = first & (e->pool.chunk_cells - 1);

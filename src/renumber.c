@@ -119,12 +119,17 @@ static int collect_activations(struct renumbering *r, size_t *bytes)
 	r->a = vm_alloc(*bytes);
 	if (!r->a)
 		return -ENOMEM;
-	/* A thread may return meanwhile (returns run outside operations):
-	 * its popped frames are counted too, which only adds intervals. */
+	/* A thread may return and call meanwhile (calls and returns run
+	 * outside operations): its popped frames are counted too, which
+	 * only adds intervals, and new frames have no stamp yet (0). */
 	cds_list_for_each_entry(t, &e->threads, link) {
-		size_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
-		for (size_t i = 1; i <= depth && n < total; i++)
-			r->a[n++] = t->stack[i].ts;
+		size_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
+		for (size_t i = 1; i <= depth && n < total; i++) {
+			stamp_t ts = __atomic_load_n(&t->stack[i].ts,
+						     __ATOMIC_RELAXED);
+			if (ts)
+				r->a[n++] = ts;
+		}
 	}
 	sort_in_place(r->a, n, sizeof(*r->a), compare_stamps);
 	r->n = 0;
@@ -134,7 +139,22 @@ static int collect_activations(struct renumbering *r, size_t *bytes)
 	return 0;
 }
 
-/* The renumbering proper; every other thread is held outside the engine. */
+/* Renumber the stamp of @f, unless it has none, or its thread has
+ * meanwhile popped it and pushed another frame in its place (which has
+ * none until the thread's next access, an operation). */
+static void remap_frame(struct renumbering *r, struct frame *f)
+{
+	stamp_t old = __atomic_load_n(&f->ts, __ATOMIC_RELAXED);
+
+	if (!old)
+		return;
+	stamp_t fresh = as_stamp(r->e, 3 * (uint64_t)count_le(r, old) + 1);
+	__atomic_compare_exchange_n(&f->ts, &old, fresh, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* The renumbering proper; every other thread is held outside the
+ * engine's operations. */
 static int renumber_quiescent(struct engine *e)
 {
 	struct renumbering r = { .e = e };
@@ -160,11 +180,9 @@ static int renumber_quiescent(struct engine *e)
 	r.memo_valid = false;
 	shadow_for_each_chunk(&e->wts, remap_write_chunk, &r);
 	cds_list_for_each_entry(t, &e->threads, link) {
-		size_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
+		size_t depth = __atomic_load_n(&t->depth, __ATOMIC_ACQUIRE);
 		for (size_t i = 1; i <= depth; i++)
-			t->stack[i].ts = as_stamp(
-				e, 3 * (uint64_t)count_le(&r, t->stack[i].ts) +
-					   1);
+			remap_frame(&r, &t->stack[i]);
 		t->now = as_stamp(e, g_new);
 	}
 	atomic_store_explicit(&e->g, g_new, memory_order_relaxed);

@@ -136,29 +136,67 @@ static bool g_take(struct engine *e, uint64_t *g)
 	return true;
 }
 
-/* Begin an operation and take a fresh value of the write clock (never 0),
- * renumbering first if the clock has run out.  With @t, a fresh value is
- * taken only if t's local part is used up; otherwise *g is 0.  The choice
- * is made inside the operation because a renumbering may change t->now. */
-static int op_begin_taking_g(struct engine *e, const struct engine_thread *t,
-			     uint64_t *g)
+/* Take a fresh value of the write clock (never 0) into *@g, inside an
+ * operation; if the clock has run out, leave the operation, renumber,
+ * and return 1: the caller starts its operation again. */
+static int take_g_or_renumber(struct engine *e, uint64_t *g)
 {
-	for (;;) {
-		op_begin(e);
-		if (t && (t->now & e->stamps.local_mask) !=
-				 e->stamps.local_mask) {
-			*g = 0;
-			return 0;
+	if (g_take(e, g))
+		return 0;
+	op_end();
+	if (atomic_load_explicit(&e->exhausted, memory_order_relaxed))
+		return -EOVERFLOW;
+	int rc = engine_renumber(e);
+	return rc ? rc : 1;
+}
+
+/*
+ * Stamps are given to activations lazily.  A call pushes its frame with
+ * no stamp (0), outside any operation; the thread's next access, inside
+ * its operation, stamps the frames still without one, oldest first.  Only
+ * accesses change a thread's stamps, so each frame gets exactly the stamp
+ * it would have had at its call: the next local value, or a fresh G when
+ * the local part is used up.  So calls and returns never wait for, nor
+ * hold back, a renumbering.
+ */
+static int stamp_frames(struct engine_thread *t)
+{
+	struct engine *e = t->engine;
+	size_t first = t->depth;
+
+	while (first > 0 && t->stack[first].ts == 0)
+		first--;
+	for (size_t i = first + 1; i <= t->depth; i++) {
+		stamp_t ts = t->now + 1;
+		if ((t->now & e->stamps.local_mask) == e->stamps.local_mask) {
+			uint64_t g;
+			int rc = take_g_or_renumber(e, &g);
+			if (rc)
+				return rc;
+			ts = stamp_from_g(&e->stamps, g);
 		}
-		if (g_take(e, g))
-			return 0;
-		op_end();
-		if (atomic_load_explicit(&e->exhausted, memory_order_relaxed))
-			return -EOVERFLOW;
-		int rc = engine_renumber(e);
-		if (rc)
-			return rc;
+		__atomic_store_n(&t->stack[i].ts, ts, __ATOMIC_RELAXED);
+		t->now = ts;
 	}
+	return 0;
+}
+
+/* Begin the operation of an access by @t: its frames stamped, and with
+ * @g a fresh value of the write clock taken (for a write). */
+static int op_begin_access(struct engine_thread *t, uint64_t *g)
+{
+	struct engine *e = t->engine;
+	int rc;
+
+	do {
+		op_begin(e);
+		rc = stamp_frames(t);
+		if (!rc && g)
+			rc = take_g_or_renumber(e, g);
+	} while (rc == 1);
+	if (rc)
+		return rc; /* take_g_or_renumber left the operation */
+	return 0;
 }
 
 static int grow_stack(struct engine_thread *t)
@@ -178,32 +216,18 @@ static int grow_stack(struct engine_thread *t)
 	return 0;
 }
 
-/* Begin the operation of a call and choose its stamp: the next local
- * value, or a fresh G when the local part is used up. */
-static int op_begin_call(struct engine_thread *t, stamp_t *ts)
-{
-	uint64_t g;
-	int rc = op_begin_taking_g(t->engine, t, &g);
-
-	if (!rc)
-		*ts = g ? stamp_from_g(&t->engine->stamps, g) : t->now + 1;
-	return rc;
-}
-
 int engine_call_slow(struct engine_thread *t, uint32_t region, uint32_t tag,
 		     const void *key, uintptr_t cfa, uint64_t cost_now)
 {
-	stamp_t ts;
-	int rc = op_begin_call(t, &ts);
+	int rc = 0;
 
-	if (rc)
-		return rc;
 	/* Growing may move the stack, which a renumbering reads: it has to
-	 * happen inside the operation. */
-	if (t->depth + 1 >= t->capacity && (rc = grow_stack(t)))
-		goto out;
-	engine_push(t, ts, region, tag, key, cfa, cost_now);
-out:
+	 * happen inside an operation. */
+	op_begin(t->engine);
+	if (t->depth + 1 >= t->capacity)
+		rc = grow_stack(t);
+	if (!rc)
+		engine_push(t, region, tag, key, cfa, cost_now);
 	op_end();
 	return rc;
 }
@@ -388,7 +412,9 @@ static __attribute__((noinline)) int read_general(struct engine_thread *t,
 	if (!range_ok(addr, size))
 		return -EINVAL;
 	cursor_init(&c, e, addr, size);
-	op_begin(e);
+	rc = op_begin_access(t, NULL);
+	if (rc)
+		return rc;
 	while (cursor_next(&c, &index, &offset, &n)) {
 		stamp_t *ts = shadow_get_cached(&t->ts, &t->ts_cache, index,
 						true, &t->slow_ticks);
@@ -455,7 +481,7 @@ static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
 		return 0;
 	if (!range_ok(addr, size))
 		return -EINVAL;
-	rc = op_begin_taking_g(t->engine, NULL, &g);
+	rc = op_begin_access(t, &g);
 	if (rc)
 		return rc;
 	rc = write_runs(t, addr, size, g, by_kernel);

@@ -6,10 +6,14 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine.h"
 #include "test_util.h"
+#include "trace_gen.h"
 #include "suite_main.h"
 
 static void run_text(const char *text, unsigned granularity,
@@ -218,6 +222,125 @@ START_TEST(renumbering_keeps_results)
 }
 END_TEST
 
+/*
+ * Threads that really run in parallel, each on memory of its own, with
+ * stamps so narrow that renumbering happens every few hundred writes:
+ * calls and returns run outside the engine's operations, concurrently
+ * with the renumberings, and each thread's activations must come out as
+ * they do when its trace is replayed alone at full width (memory nobody
+ * else touches gives results that do not depend on the interleaving).
+ */
+enum { PARALLEL_THREADS = 4, PARALLEL_EVENTS = 1000000 };
+
+struct parallel_thread {
+	pthread_t id;
+	struct engine *engine;
+	struct trace trace;
+	struct results got;
+	int rc;
+};
+
+static void record_return(struct parallel_thread *p, struct engine_thread *t)
+{
+	struct activation a;
+
+	if (engine_return(t, t->events, &a) == 0) {
+		struct result x = { p->trace.tids[0], a.region, a.trms, a.rms,
+				    a.induced_thread, a.induced_external,
+				    a.cost };
+		results_push(&p->got, &x);
+	}
+}
+
+static void *run_parallel(void *arg)
+{
+	struct parallel_thread *p = arg;
+	struct engine_thread t;
+
+	p->rc = engine_thread_init(p->engine, &t);
+	for (size_t i = 0; !p->rc && i < p->trace.n_events; i++) {
+		const struct trace_event *e = &p->trace.events[i];
+		switch (e->op) {
+		case TRACE_CALL:
+			p->rc = engine_call(&t, e->name, 0, NULL, 0, t.events);
+			break;
+		case TRACE_RETURN:
+			record_return(p, &t);
+			break;
+		case TRACE_READ:
+		case TRACE_KREAD:
+			engine_count_event(&t);
+			p->rc = engine_read(&t, e->addr, e->size);
+			break;
+		case TRACE_WRITE:
+			engine_count_event(&t);
+			p->rc = engine_write(&t, e->addr, e->size);
+			break;
+		case TRACE_KWRITE:
+			engine_count_event(&t);
+			p->rc = engine_kwrite(&t, e->addr, e->size);
+			break;
+		}
+	}
+	while (t.depth)
+		record_return(p, &t);
+	engine_thread_fini(&t);
+	return NULL;
+}
+
+START_TEST(parallel_renumbering_keeps_results)
+{
+	static struct parallel_thread threads[PARALLEL_THREADS];
+	struct engine e;
+	/* 12 bits: 3 local, 9 of G, room for the 4 x 20 pending frames. */
+	struct engine_config narrow = { 4, 12 };
+	uint64_t seed = test_seed("engine parallel");
+
+	ck_assert_int_eq(engine_init(&e, &narrow), 0);
+	for (unsigned i = 0; i < PARALLEL_THREADS; i++) {
+		struct gen_params g = {
+			.threads = 1,
+			.max_depth = 20,
+			.events = PARALLEL_EVENTS,
+			.addr_base = 0x100000 + (uint64_t)i * 0x10000,
+			.addr_span = 4096,
+			.max_size = 64,
+			.names = 8,
+			.run_length = 1,
+		};
+		memset(&threads[i], 0, sizeof(threads[i]));
+		threads[i].engine = &e;
+		trace_init(&threads[i].trace);
+		gen_trace(&threads[i].trace, &g, seed + i);
+	}
+	for (unsigned i = 0; i < PARALLEL_THREADS; i++)
+		ck_assert_int_eq(pthread_create(&threads[i].id, NULL,
+						run_parallel, &threads[i]),
+				 0);
+	for (unsigned i = 0; i < PARALLEL_THREADS; i++)
+		pthread_join(threads[i].id, NULL);
+	unsigned long renumbers = engine_renumber_count(&e);
+	printf("parallel: %lu renumberings\n", renumbers);
+	ck_assert_uint_gt(renumbers, 100);
+	for (unsigned i = 0; i < PARALLEL_THREADS; i++) {
+		struct results alone = { 0 };
+		ck_assert_int_eq(threads[i].rc, 0);
+		ck_assert_int_eq(engine_results(&threads[i].trace, 4, 0, &alone,
+						NULL),
+				 0);
+		long at = results_compare(&alone, &threads[i].got);
+		ck_assert_msg(at == -1,
+			      "thread %u (seed %llu): activation %ld differs "
+			      "from the trace replayed alone",
+			      i, (unsigned long long)(seed + i), at);
+		results_free(&alone);
+		results_free(&threads[i].got);
+		trace_free(&threads[i].trace);
+	}
+	engine_fini(&e);
+}
+END_TEST
+
 START_TEST(bad_config_rejected)
 {
 	struct engine e;
@@ -321,6 +444,7 @@ static Suite *engine_suite(void)
 	tcase_add_test(units, ranges_outside_address_space);
 	tcase_add_test(units, shadow_bytes_follow_use);
 	tcase_add_test(units, deep_nesting_grows_stack);
+	tcase_add_test(units, parallel_renumbering_keeps_results);
 	suite_add_tcase(s, units);
 	return s;
 }
