@@ -296,8 +296,29 @@ static inline bool engine_read_again(const stamp_t *ts, const stamp_t *wts,
 	return true;
 }
 
+/* Inside an operation: stamp the innermost activation if it is the only
+ * one without a stamp and the local part has room (the common case right
+ * after a region entry; see stamp_frames in trms.c for the others).
+ * @return true if every activation now has its stamp. */
+static inline bool engine_stamp_top(struct engine_thread *t)
+{
+	struct frame *top = &t->stack[t->depth];
+
+	if (__builtin_expect(top->ts != 0 || t->depth == 0, 1))
+		return true;
+	if (top[-1].ts == 0 && t->depth > 1)
+		return false;
+	if ((t->now & t->engine->stamps.local_mask) ==
+	    t->engine->stamps.local_mask)
+		return false;
+	__atomic_store_n(&top->ts, t->now + 1, __ATOMIC_RELAXED);
+	t->now++;
+	return true;
+}
+
 /* The common read: a few cells in the chunk of the thread's own stamps it
- * used last, every activation stamped, no renumbering under way.  (Such a range is inside the
+ * used last, every activation stamped (or only the innermost not yet), no
+ * renumbering under way.  (Such a range is inside the
  * address space: a cached chunk is, and a range that wraps around has its
  * last cell below its first.) */
 static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
@@ -311,8 +332,7 @@ static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
 
 	if (__builtin_expect(size == 0 || last - first >= ENGINE_SHORT_RUN ||
 				     (first >> chunk_shift) != chunk ||
-				     (last >> chunk_shift) != chunk ||
-				     (t->stack[t->depth].ts == 0 && t->depth),
+				     (last >> chunk_shift) != chunk,
 			     0))
 		return false;
 	size_t offset = first & (e->pool.chunk_cells - 1);
@@ -322,7 +342,8 @@ static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
 
 	rcu_read_lock();
 	if (__builtin_expect(!atomic_load_explicit(&e->renumber_pending,
-						   memory_order_relaxed),
+						   memory_order_relaxed) &&
+				     engine_stamp_top(t),
 			     1)) {
 		const stamp_t *wts = shadow_get_cached(
 			&e->wts, &t->wts_cache, chunk, false, NULL);
