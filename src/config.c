@@ -110,26 +110,23 @@ static int apply_run_report(const char *value)
 	return 0;
 }
 
+/* "0" or "1" into *@flag. */
+static int apply_flag(const char *value, bool *flag)
+{
+	if (strcmp(value, "0") && strcmp(value, "1"))
+		return -1;
+	*flag = value[0] == '1';
+	return 0;
+}
+
 static int apply_off(const char *value)
 {
-	if (!strcmp(value, "1"))
-		config.off = true;
-	else if (!strcmp(value, "0"))
-		config.off = false;
-	else
-		return -1;
-	return 0;
+	return apply_flag(value, &config.off);
 }
 
 static int apply_sample_trap(const char *value)
 {
-	if (!strcmp(value, "1"))
-		config.sample_trap = true;
-	else if (!strcmp(value, "0"))
-		config.sample_trap = false;
-	else
-		return -1;
-	return 0;
+	return apply_flag(value, &config.sample_trap);
 }
 
 static const struct setting settings[] = {
