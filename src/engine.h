@@ -95,6 +95,7 @@ struct engine_thread {
 	size_t depth;        /* pending activations: stack[1..depth]; written
 				atomically (a renumbering reads it) */
 	size_t capacity;
+	size_t unstamped;    /* the innermost activations not stamped yet */
 	stamp_t now;         /* the largest stamp this thread has used */
 	uint64_t events;     /* access operations issued so far */
 	uint64_t slow_ticks; /* clock time spent allocating memory */
@@ -202,6 +203,7 @@ static inline void engine_push(struct engine_thread *t, uint32_t region,
 	f->cfa = cfa;
 	f->cost_start = cost_now;
 	f->trms = f->rms = f->induced_thread = f->induced_external = 0;
+	t->unstamped++;
 	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELEASE);
 }
 
@@ -241,6 +243,8 @@ static inline const struct frame *engine_pop(struct engine_thread *t)
 	parent->rms += f->rms;
 	parent->induced_thread += f->induced_thread;
 	parent->induced_external += f->induced_external;
+	/* The unstamped activations are the innermost ones. */
+	t->unstamped -= t->unstamped != 0;
 	__atomic_store_n(&t->depth, depth - 1, __ATOMIC_RELAXED);
 	return f;
 }
@@ -302,17 +306,15 @@ static inline bool engine_read_again(const stamp_t *ts, const stamp_t *wts,
  * @return true if every activation now has its stamp. */
 static inline bool engine_stamp_top(struct engine_thread *t)
 {
-	struct frame *top = &t->stack[t->depth];
-
-	if (__builtin_expect(top->ts != 0 || t->depth == 0, 1))
+	if (__builtin_expect(!t->unstamped, 1))
 		return true;
-	if (top[-1].ts == 0 && t->depth > 1)
+	if (t->unstamped > 1 || (t->now & t->engine->stamps.local_mask) ==
+					t->engine->stamps.local_mask)
 		return false;
-	if ((t->now & t->engine->stamps.local_mask) ==
-	    t->engine->stamps.local_mask)
-		return false;
-	__atomic_store_n(&top->ts, t->now + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->stack[t->depth].ts, t->now + 1,
+			 __ATOMIC_RELAXED);
 	t->now++;
+	t->unstamped = 0;
 	return true;
 }
 

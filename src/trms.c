@@ -86,6 +86,7 @@ void engine_thread_fini(struct engine_thread *t)
 	vm_free(t->stack, t->capacity * sizeof(*t->stack));
 	t->stack = NULL;
 	t->depth = 0;
+	t->unstamped = 0;
 }
 
 /*
@@ -162,11 +163,9 @@ static int take_g_or_renumber(struct engine *e, uint64_t *g)
 static int stamp_frames(struct engine_thread *t)
 {
 	struct engine *e = t->engine;
-	size_t first = t->depth;
 
-	while (first > 0 && t->stack[first].ts == 0)
-		first--;
-	for (size_t i = first + 1; i <= t->depth; i++) {
+	for (; t->unstamped; t->unstamped--) {
+		size_t i = t->depth - t->unstamped + 1;
 		stamp_t ts = t->now + 1;
 		if ((t->now & e->stamps.local_mask) == e->stamps.local_mask) {
 			uint64_t g;
