@@ -142,10 +142,10 @@ static __attribute__((noinline)) int begin_general(const char *name,
 }
 
 /*
- * The common case gets a path of its own, short enough to need no stack
- * frame: a string literal this thread has met before, a renumbering
- * neither due nor under way, room on the stack, and with costs in
- * nanoseconds a call whose time is not to be measured (COST_SAMPLE_EVERY).
+ * The common case gets a path of its own, short enough to need almost no
+ * stack frame: a string literal this thread has met before, room on the
+ * stack, and with costs in nanoseconds a call whose time is not to be
+ * measured (COST_SAMPLE_EVERY).
  * Anything else leaves it having changed nothing, for the general path.
  * Specialised for the cost unit, like begin().
  */

@@ -21,8 +21,8 @@
 #include "log.h"
 #include "modules.h"
 #include "real.h"
-#include "sys.h"
 #include "runtime.h"
+#include "sys.h"
 #include "vm.h"
 
 #define MAX_FRAMES 256

@@ -193,9 +193,7 @@ static int op_begin_access(struct engine_thread *t, uint64_t *g)
 		if (!rc && g)
 			rc = take_g_or_renumber(e, g);
 	} while (rc == 1);
-	if (rc)
-		return rc; /* take_g_or_renumber left the operation */
-	return 0;
+	return rc; /* on an error, take_g_or_renumber left the operation */
 }
 
 static int grow_stack(struct engine_thread *t)
