@@ -277,8 +277,10 @@ end_fast(const char *name, const bool is_timed)
 	struct trms_thread *t = thread_current;
 
 	if (__builtin_expect(t && !t->busy, 1)) {
-		const struct frame *top = engine_top(&t->engine);
-		if (__builtin_expect(top && name && name == top->key &&
+		/* With no region open this is the sentinel frame, whose key
+		 * is NULL. */
+		const struct frame *top = &t->engine.stack[t->engine.depth];
+		if (__builtin_expect(name && name == top->key &&
 					     (!is_timed ||
 					      cost_take_unmeasured(
 						      &t->cost, COST_OP_END)),

@@ -91,7 +91,8 @@ struct engine {
 
 struct engine_thread {
 	struct engine *engine;
-	struct frame *stack; /* stack[0] sits below every activation */
+	struct frame *stack; /* stack[0] sits below every activation: its key
+			      and stamp stay 0 */
 	size_t depth;        /* pending activations: stack[1..depth]; written
 				atomically (a renumbering reads it) */
 	size_t capacity;
