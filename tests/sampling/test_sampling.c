@@ -750,6 +750,50 @@ START_TEST(rate_asked_is_rate_delivered)
 }
 END_TEST
 
+/* A program that works with every signal blocked: the CPU-time timer's
+ * signal waits, the kernel counts the periods that expire meanwhile as
+ * its overrun, and the one sample that finally arrives counts them all. */
+START_TEST(periods_counted_while_signals_blocked)
+{
+	const unsigned hz = tick_hz();
+	char *dir = make_dir("masked");
+	char *argv[] = { helper("sm-masked"), "0.5", NULL };
+	struct env env;
+	struct run r;
+	struct profile_doc doc;
+	double cpu;
+
+	env_sampled(&env, dir, hz, "cpu");
+	run_in(dir, argv, env.v, SM_DEADLINE, &r);
+	expect_status(&r, 0);
+	SM_CHECK(sscanf(r.out, "cpu %lf", &cpu) == 1,
+		 "sm-masked printed '%s'", r.out);
+	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
+	uint64_t samples = meta_u64(&doc, "samples");
+	uint64_t overrun = meta_u64(&doc, "samples_overrun");
+	const char *source = profile_meta(&doc, "sample_source");
+	printf("masked: %.3f s of CPU with signals blocked at %u Hz: %" PRIu64
+	       " samples, %" PRIu64 " of them overrun (%s)\n",
+	       cpu, hz, samples, overrun, source ? source : "?");
+	SM_CHECK(source && !strcmp(source, "posix_timer"),
+		 "at the tick rate expected the CPU-time timer, saw %s",
+		 source ? source : "none");
+	SM_CHECK((double)samples >= 0.8 * hz * cpu,
+		 "%s: expected about %.0f samples (%u Hz x %.3f s of CPU), "
+		 "saw %" PRIu64 " (%" PRIu64 " overrun)",
+		 r.command, hz * cpu, hz, cpu, samples, overrun);
+	SM_CHECK((double)overrun >= 0.5 * hz * cpu,
+		 "%s: expected most periods of the blocked stretch to be "
+		 "overrun, saw %" PRIu64 " of %" PRIu64,
+		 r.command, overrun, samples);
+	profile_doc_free(&doc);
+	run_free(&r);
+	env_free(&env);
+	free(argv[0]);
+	free(dir);
+}
+END_TEST
+
 START_TEST(callers_split_work)
 {
 	const unsigned hz = 1000;
@@ -1775,6 +1819,7 @@ int main(void)
 	tc = tcase(s, "callers", 120);
 	tcase_add_test(tc, callers_split_work);
 	tcase_add_test(tc, rate_asked_is_rate_delivered);
+	tcase_add_test(tc, periods_counted_while_signals_blocked);
 	tc = tcase(s, "idleness", 120);
 	tcase_add_test(tc, idleness_cpu_clock);
 	tcase_add_test(tc, idleness_wall_clock);
