@@ -222,6 +222,27 @@ static inline int check_end(struct trms_thread *t, const char *name)
 	return check_end_slow(t, name);
 }
 
+/* Close the innermost activation and record it, its cost read at @now
+ * (the clock read on entry) if timed. */
+static inline __attribute__((always_inline)) void
+close_innermost(struct trms_thread *t, const bool is_timed, uint64_t now)
+{
+	uint64_t reading = t->engine.events;
+
+	if (is_timed) {
+		/* The floor is ours too. */
+		cost_exclude(&t->cost, t->cost.floor);
+		reading = now - t->cost.excluded;
+	}
+	const struct frame *f = engine_pop(&t->engine);
+	/* Events never run backwards; the clock less what is excluded can,
+	 * by an estimate's error, and a cost is never below zero. */
+	uint64_t cost = reading - f->cost_start;
+	if (is_timed && reading < f->cost_start)
+		cost = 0;
+	thread_record(t, f, cost);
+}
+
 /* trms_region_end, specialised for the cost unit; @now is the clock read
  * on entry if timed. */
 static inline __attribute__((always_inline)) int
@@ -234,19 +255,8 @@ end(struct trms_thread *t, const char *name, const bool is_timed,
 	if (is_timed)
 		meter_start_at(t, &m, COST_OP_END, now);
 	rc = check_end(t, name);
-	if (__builtin_expect(!rc, 1)) {
-		uint64_t reading = t->engine.events;
-		if (is_timed) {
-			/* The floor is ours too. */
-			cost_exclude(&t->cost, t->cost.floor);
-			reading = now - t->cost.excluded;
-		}
-		const struct frame *f = engine_pop(&t->engine);
-		/* A cost is never below zero. */
-		thread_record(t, f,
-			      reading > f->cost_start ? reading - f->cost_start
-						      : 0);
-	}
+	if (__builtin_expect(!rc, 1))
+		close_innermost(t, is_timed, now);
 	if (is_timed)
 		meter_stop(t, &m, COST_OP_END);
 	return rc;
@@ -286,17 +296,7 @@ end_fast(const char *name, const bool is_timed)
 						      &t->cost, COST_OP_END)),
 				     1)) {
 			t->busy = true;
-			if (is_timed) /* As in end(). */
-				cost_exclude(&t->cost, t->cost.floor);
-			uint64_t reading = is_timed ? now - t->cost.excluded
-						    : t->engine.events;
-			const struct frame *f = engine_pop(&t->engine);
-			/* Events never run backwards; the clock less what
-			 * is excluded can, by an estimate's error. */
-			uint64_t cost = reading - f->cost_start;
-			if (is_timed && reading < f->cost_start)
-				cost = 0;
-			thread_record(t, f, cost);
+			close_innermost(t, is_timed, now);
 			if (is_timed)
 				cost_estimated(&t->cost, COST_OP_END);
 			t->busy = false;
@@ -317,7 +317,7 @@ read_op(struct engine_thread *t, uintptr_t addr, size_t size)
 {
 	if (__builtin_expect(engine_try_read(t, addr, size), 1))
 		return 0;
-	return engine_read(t, addr, size);
+	return engine_read_slow(t, addr, size);
 }
 
 static inline __attribute__((always_inline)) int
@@ -341,15 +341,6 @@ access_range(const char *what, const void *addr, size_t size,
 	engine_count_event(&t->engine);
 	if (!call_timed()) {
 		rc = op(&t->engine, (uintptr_t)addr, size);
-	} else if ((size >> runtime.engine.cell_shift) < COST_MEASURE_CELLS &&
-		   cost_take_unmeasured(&t->cost, COST_OP_ACCESS)) {
-		/* What meter_start/meter_stop do for a small access that is
-		 * not measured; only the engine has slow paths here. */
-		uint64_t slow = t->engine.slow_ticks;
-		rc = op(&t->engine, (uintptr_t)addr, size);
-		cost_exclude(&t->cost, t->engine.slow_ticks - slow +
-					       t->cost.access_floor +
-					       t->cost.estimate[COST_OP_ACCESS]);
 	} else {
 		/* Large accesses are timed exactly; small ones at a sampled
 		 * estimate, because two clock reads would cost more than the
@@ -502,26 +493,6 @@ static uint64_t typical(uint64_t *v, unsigned n)
 	return (sum + n / 2) / n;
 }
 
-/* What one of a measured call's clock reads takes: the average over a
- * block of reads back to back, the quickest of a few blocks (a block a
- * preemption fell into would make every estimate learn too little, see
- * cost_learnable). */
-static uint64_t clock_read_ticks(void)
-{
-	enum { BLOCKS = 5, READS = 200 };
-	uint64_t best = UINT64_MAX;
-
-	for (unsigned b = 0; b < BLOCKS; b++) {
-		uint64_t first = clock_ticks_after(), last = first;
-		for (unsigned i = 1; i < READS; i++)
-			last = clock_ticks_after();
-		uint64_t ticks = (last - first + READS / 2) / (READS - 1);
-		if (ticks < best)
-			best = ticks;
-	}
-	return best;
-}
-
 static const char calibration_name[] = "trms: calibration";
 
 /* @n empty begin/end pairs of the calibration region. */
@@ -545,6 +516,13 @@ static void small_reads(unsigned n)
 /* Blocks of calls timed, and calls per block: the quickest block is the
  * one no sample, page fault or preemption fell into. */
 enum { CALIBRATION_BLOCKS = 5, CALIBRATION_BLOCK = 1000 };
+
+/* @n reads of the clock as a measured call makes them. */
+static void clock_reads(unsigned n)
+{
+	while (n--)
+		(void)clock_ticks_after();
+}
 
 /* Ticks per call of @calls, on average over the quickest block. */
 static uint64_t quickest_block(void (*calls)(unsigned))
@@ -573,7 +551,11 @@ void api_calibrate(struct trms_thread *t)
 	t->names.slot[i].immutable = true;
 	t->names.slot[i].generation =
 		__atomic_load_n(&region_cache_generation, __ATOMIC_RELAXED);
-	runtime.cost_clock_read = t->cost.clock_read = clock_read_ticks();
+	/* What one of a measured call's clock reads takes (a block that a
+	 * preemption fell into would make every estimate learn too little,
+	 * see cost_learnable). */
+	runtime.cost_clock_read = t->cost.clock_read =
+		quickest_block(clock_reads);
 
 	runtime_observer = calibration_observer;
 	t->cost.calibrating = &calibration;

@@ -49,6 +49,16 @@ struct meter {
 	uint64_t entry, slow_start;
 };
 
+/* The slow time a call of kind @op can take: an access only the engine's
+ * (shadow memory), a begin or end also the name registry's and the tuple
+ * table's. */
+static inline uint64_t meter_slow_ticks(const struct trms_thread *t,
+					enum cost_op op)
+{
+	return op == COST_OP_ACCESS ? t->engine.slow_ticks
+				    : thread_slow_ticks(t);
+}
+
 /* @exact: always measure, and do not learn from it (large accesses). */
 static inline void meter_start(struct trms_thread *t, struct meter *m,
 			       enum cost_op op, bool exact)
@@ -56,7 +66,7 @@ static inline void meter_start(struct trms_thread *t, struct meter *m,
 	m->exact = exact;
 	m->measure = exact || cost_sample(&t->cost, op);
 	m->entry = m->measure ? clock_ticks_after() : 0;
-	m->slow_start = thread_slow_ticks(t);
+	m->slow_start = meter_slow_ticks(t, op);
 }
 
 /* The same, for a call that has read the clock on entry anyway. */
@@ -66,7 +76,7 @@ static inline void meter_start_at(struct trms_thread *t, struct meter *m,
 	m->exact = false;
 	m->measure = cost_sample(&t->cost, op);
 	m->entry = entry;
-	m->slow_start = thread_slow_ticks(t);
+	m->slow_start = meter_slow_ticks(t, op);
 }
 
 /* Stop metering, @now being the clock read at the end of the call if it
@@ -74,7 +84,7 @@ static inline void meter_start_at(struct trms_thread *t, struct meter *m,
 static inline void meter_stop_at(struct trms_thread *t, struct meter *m,
 				 enum cost_op op, uint64_t now)
 {
-	uint64_t slow = thread_slow_ticks(t) - m->slow_start;
+	uint64_t slow = meter_slow_ticks(t, op) - m->slow_start;
 
 	cost_exclude(&t->cost, slow);
 	/* Entering and leaving the library, outside any reading. */

@@ -142,9 +142,11 @@ static inline const struct frame *engine_pop(struct engine_thread *t);
  * space, -ENOMEM, -EOVERFLOW (stamps exhausted). */
 int engine_read(struct engine_thread *t, uintptr_t addr, size_t size);
 /* engine_read's common case, inline: see below.  @return true if done,
- * false (having done nothing) if engine_read must do it. */
+ * false (having done nothing) if engine_read_slow must do it. */
 static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
 				   size_t size);
+/* engine_read when engine_try_read does not apply. */
+int engine_read_slow(struct engine_thread *t, uintptr_t addr, size_t size);
 int engine_write(struct engine_thread *t, uintptr_t addr, size_t size);
 int engine_kwrite(struct engine_thread *t, uintptr_t addr, size_t size);
 

@@ -397,8 +397,7 @@ static void read_run(struct engine_thread *t, stamp_t *ts,
 }
 
 /* Any read: run by run over the chunks the range covers. */
-static __attribute__((noinline)) int read_general(struct engine_thread *t,
-						 uintptr_t addr, size_t size)
+int engine_read_slow(struct engine_thread *t, uintptr_t addr, size_t size)
 {
 	struct engine *e = t->engine;
 	struct run_cursor c;
@@ -406,6 +405,8 @@ static __attribute__((noinline)) int read_general(struct engine_thread *t,
 	size_t offset, n;
 	int rc = 0;
 
+	if (!size)
+		return 0;
 	if (!range_ok(addr, size))
 		return -EINVAL;
 	cursor_init(&c, e, addr, size);
@@ -429,11 +430,9 @@ static __attribute__((noinline)) int read_general(struct engine_thread *t,
 
 int engine_read(struct engine_thread *t, uintptr_t addr, size_t size)
 {
-	if (__builtin_expect(size == 0, 0))
-		return 0;
 	if (engine_try_read(t, addr, size))
 		return 0;
-	return read_general(t, addr, size);
+	return engine_read_slow(t, addr, size);
 }
 
 /* Stamp [addr, addr + size) as written at G = @g: in the write table with
