@@ -353,9 +353,6 @@ static void env_free(struct env *e)
 		free(e->v[i]);
 }
 
-/* ---- profiles ---- */
-
-/* Read every profile in @dir (at most @max) into @docs. */
 static size_t read_profiles(const char *dir, struct profile_doc *docs,
 			    size_t max)
 {
@@ -381,6 +378,33 @@ static size_t read_profiles(const char *dir, struct profile_doc *docs,
 	closedir(d);
 	return n;
 }
+
+/* Run @argv (whose argv[0] it frees) in a fresh directory named @name,
+ * sampled at @hz of @clock, with @extra ("NAME=value") in its environment
+ * too if not NULL; expect exit status @status, then read its one profile
+ * into @doc if @doc is not NULL. */
+static void run_sampled(const char *name, char *argv[], unsigned hz,
+			const char *clock, const char *extra, int status,
+			struct run *r, struct profile_doc *doc)
+{
+	char *dir = make_dir(name);
+	struct env env;
+
+	env_sampled(&env, dir, hz, clock);
+	if (extra)
+		env_add(&env, xasprintf("%s", extra));
+	run_in(dir, argv, env.v, SM_DEADLINE, r);
+	expect_status(r, status);
+	if (doc)
+		ck_assert_uint_eq(read_profiles(dir, doc, 1), 1);
+	env_free(&env);
+	free(argv[0]);
+	free(dir);
+}
+
+/* ---- profiles ---- */
+
+/* Read every profile in @dir (at most @max) into @docs. */
 
 static uint64_t meta_u64(const struct profile_doc *doc, const char *key)
 {
@@ -706,18 +730,12 @@ static unsigned tick_hz(void)
 static void rate_run(unsigned hz)
 {
 	char name[32];
-
-	snprintf(name, sizeof(name), "rate-%u", hz);
-	char *dir = make_dir(name);
 	char *argv[] = { helper("sm-callers"), "1.0", NULL };
-	struct env env;
 	struct run r;
 	struct profile_doc doc;
 
-	env_sampled(&env, dir, hz, "cpu");
-	run_in(dir, argv, env.v, SM_DEADLINE, &r);
-	expect_status(&r, 0);
-	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
+	snprintf(name, sizeof(name), "rate-%u", hz);
+	run_sampled(name, argv, hz, "cpu", NULL, 0, &r, &doc);
 	const char *source = profile_meta(&doc, "sample_source");
 	uint64_t delivered = meta_u64(&doc, "sample_hz_delivered");
 	printf("rate: %u Hz asked, %" PRIu64 " Hz delivered by %s\n", hz,
@@ -737,9 +755,6 @@ static void rate_run(unsigned hz)
 			 delivered, source);
 	profile_doc_free(&doc);
 	run_free(&r);
-	env_free(&env);
-	free(argv[0]);
-	free(dir);
 }
 
 START_TEST(rate_asked_is_rate_delivered)
@@ -756,19 +771,14 @@ END_TEST
 START_TEST(periods_counted_while_signals_blocked)
 {
 	const unsigned hz = tick_hz();
-	char *dir = make_dir("masked");
 	char *argv[] = { helper("sm-masked"), "0.5", NULL };
-	struct env env;
 	struct run r;
 	struct profile_doc doc;
 	double cpu;
 
-	env_sampled(&env, dir, hz, "cpu");
-	run_in(dir, argv, env.v, SM_DEADLINE, &r);
-	expect_status(&r, 0);
+	run_sampled("masked", argv, hz, "cpu", NULL, 0, &r, &doc);
 	SM_CHECK(sscanf(r.out, "cpu %lf", &cpu) == 1,
 		 "sm-masked printed '%s'", r.out);
-	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
 	uint64_t samples = meta_u64(&doc, "samples");
 	uint64_t overrun = meta_u64(&doc, "samples_overrun");
 	const char *source = profile_meta(&doc, "sample_source");
@@ -788,9 +798,6 @@ START_TEST(periods_counted_while_signals_blocked)
 		 r.command, overrun, samples);
 	profile_doc_free(&doc);
 	run_free(&r);
-	env_free(&env);
-	free(argv[0]);
-	free(dir);
 }
 END_TEST
 
@@ -1184,27 +1191,18 @@ static bool kernel_traps(void)
 	return true;
 }
 
-/* Run sm-sigtrap MODE N at 1000 Hz (with TRMS_SAMPLE_TRAP=@trap), its
- * profiles in a directory of its own; the first into *@doc if @doc. */
+/* Run sm-sigtrap MODE N at 1000 Hz with TRMS_SAMPLE_TRAP=@trap, expecting
+ * exit status @status; its profile into *@doc if @doc. */
 static void sigtrap_run(const char *mode, const char *n, const char *trap,
-			struct run *r, struct profile_doc *doc)
+			int status, struct run *r, struct profile_doc *doc)
 {
-	char name[64];
-
-	snprintf(name, sizeof(name), "sigtrap-%s-%s", mode, trap);
-	char *dir = make_dir(name);
+	char name[64], setting[32];
 	char *argv[] = { helper("sm-sigtrap"), (char *)mode, (char *)n,
 			 NULL };
-	struct env env;
 
-	env_sampled(&env, dir, 1000, "cpu");
-	env_add(&env, xasprintf("TRMS_SAMPLE_TRAP=%s", trap));
-	run_in(dir, argv, env.v, SM_DEADLINE, r);
-	if (doc)
-		ck_assert_uint_ge(read_profiles(dir, doc, 1), 1);
-	env_free(&env);
-	free(argv[0]);
-	free(dir);
+	snprintf(name, sizeof(name), "sigtrap-%s-%s", mode, trap);
+	snprintf(setting, sizeof(setting), "TRMS_SAMPLE_TRAP=%s", trap);
+	run_sampled(name, argv, 1000, "cpu", setting, status, r, doc);
 }
 
 /* The program's handler runs for each of its SIGTRAPs (raise and int3),
@@ -1216,8 +1214,7 @@ static void sigtrap_handler_case(const char *trap)
 	struct profile_doc doc;
 	int hits;
 
-	sigtrap_run("handler", "40", trap, &r, &doc);
-	expect_status(&r, 0);
+	sigtrap_run("handler", "40", trap, 0, &r, &doc);
 	SM_CHECK(sscanf(r.out, "hits %d", &hits) == 1,
 		 "sm-sigtrap printed '%s'", r.out);
 	uint64_t samples = meta_u64(&doc, "samples");
@@ -1263,13 +1260,11 @@ START_TEST(sigtrap_ignored_or_fatal_as_set)
 {
 	struct run r;
 
-	sigtrap_run("ignore", "40", "1", &r, NULL);
-	expect_status(&r, 0);
+	sigtrap_run("ignore", "40", "1", 0, &r, NULL);
 	SM_CHECK(strstr(r.out, "survived") != NULL,
 		 "sm-sigtrap ignore printed '%s'", r.out);
 	run_free(&r);
-	sigtrap_run("default", "0", "1", &r, NULL);
-	expect_status(&r, 128 + SIGTRAP);
+	sigtrap_run("default", "0", "1", 128 + SIGTRAP, &r, NULL);
 	run_free(&r);
 }
 END_TEST
@@ -1280,8 +1275,7 @@ START_TEST(sigtrap_exec_chain)
 {
 	struct run r;
 
-	sigtrap_run("exec", "20", "1", &r, NULL);
-	expect_status(&r, 0);
+	sigtrap_run("exec", "20", "1", 0, &r, NULL);
 	run_free(&r);
 }
 END_TEST
