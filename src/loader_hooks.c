@@ -38,6 +38,10 @@ EXPORT int dlclose(void *handle)
 	__typeof__(real.dlclose) fn = REAL(dlclose);
 	int rc;
 
+	/* No sample may be reading the object's unwind tables or code
+	 * while it is unmapped, nor start before the table of readable
+	 * segments no longer has it. */
+	modules_unload_begin();
 	modules_loader_enter();
 	rc = fn ? fn(handle) : (errno = ENOSYS, -1);
 	modules_loader_leave();
@@ -46,6 +50,7 @@ EXPORT int dlclose(void *handle)
 	region_cache_invalidate();
 	if (active())
 		modules_refresh();
+	modules_unload_end();
 	return rc;
 }
 

@@ -7,6 +7,7 @@
 
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,10 +25,17 @@ struct range {
 	uint32_t id;
 };
 
-/* The loaded modules' ranges, sorted by start: replaced, never changed. */
+/* A loaded segment that can be read. */
+struct span {
+	uintptr_t start, end;
+};
+
+/* The loaded modules' executable ranges and readable segments, each
+ * sorted by start: replaced, never changed. */
 struct snapshot {
-	size_t n, bytes;
+	size_t n, n_readable, bytes;
 	struct snapshot *next_retired;
+	struct span *readable;
 	struct range range[];
 };
 
@@ -97,6 +105,8 @@ static const char *keep_path(const char *path)
 struct scan {
 	struct range *ranges;
 	size_t n, capacity;
+	struct span *readable;
+	size_t n_readable, readable_capacity;
 	char exe[4096];
 };
 
@@ -129,9 +139,15 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 	(void)size;
 	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+		if (ph->p_type != PT_LOAD)
 			continue;
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if ((ph->p_flags & PF_R) &&
+		    s->n_readable < s->readable_capacity)
+			s->readable[s->n_readable++] = (struct span){
+				lo, lo + ph->p_memsz };
+		if (!(ph->p_flags & PF_X))
+			continue;
 		if (lo < start)
 			start = lo;
 		if (lo + ph->p_memsz > end)
@@ -159,27 +175,44 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static int by_span_start(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Objects and loaded segments there are now. */
+struct census {
+	size_t objects, segments;
+};
+
 static int count_objects(struct dl_phdr_info *info, size_t size, void *data)
 {
-	(void)info;
+	struct census *c = data;
+
 	(void)size;
-	++*(size_t *)data;
+	c->objects++;
+	for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++)
+		c->segments += info->dlpi_phdr[i].p_type == PT_LOAD;
 	return 0;
 }
 
 void modules_refresh(void)
 {
 	struct scan s = { 0 };
-	size_t objects = 0;
+	struct census census = { 0 };
 	struct snapshot *snap;
 
 	pthread_mutex_lock(&lock);
 	if (!records)
 		records = vm_alloc(MAX_MODULES * sizeof(*records));
 	/* Room for the objects there are now, and a few loaded meanwhile. */
-	dl_iterate_phdr(count_objects, &objects);
-	s.capacity = objects + 8;
-	size_t bytes = sizeof(*snap) + s.capacity * sizeof(struct range);
+	dl_iterate_phdr(count_objects, &census);
+	s.capacity = census.objects + 8;
+	s.readable_capacity = census.segments + 32;
+	size_t bytes = sizeof(*snap) + s.capacity * sizeof(struct range) +
+		       s.readable_capacity * sizeof(struct span);
 	snap = vm_alloc(bytes);
 	if (!records || !snap) {
 		pthread_mutex_unlock(&lock);
@@ -189,6 +222,7 @@ void modules_refresh(void)
 	ssize_t len = readlink("/proc/self/exe", s.exe, sizeof(s.exe) - 1);
 	s.exe[len > 0 ? len : 0] = '\0';
 	s.ranges = snap->range;
+	s.readable = (struct span *)(snap->range + s.capacity);
 	dl_iterate_phdr(collect, &s);
 	/* A module no longer in the list was unloaded. */
 	uint32_t n = atomic_load_explicit(&n_records, memory_order_relaxed);
@@ -200,7 +234,11 @@ void modules_refresh(void)
 			records[i].unloaded = true;
 	}
 	sort_in_place(s.ranges, s.n, sizeof(s.ranges[0]), by_start);
+	sort_in_place(s.readable, s.n_readable, sizeof(s.readable[0]),
+		      by_span_start);
 	snap->n = s.n;
+	snap->readable = s.readable;
+	snap->n_readable = s.n_readable;
 	struct snapshot *old = atomic_exchange_explicit(&current, snap,
 							 memory_order_seq_cst);
 	if (old) {
@@ -246,6 +284,76 @@ bool modules_find(uintptr_t ip, uint32_t *id, uintptr_t *offset)
 			     ip, id, offset);
 	atomic_fetch_sub_explicit(&finding, 1, memory_order_release);
 	return found;
+}
+
+static bool readable_in(const struct snapshot *snap, uintptr_t addr,
+			size_t len)
+{
+	size_t lo = 0, hi;
+
+	if (!snap)
+		return false;
+	hi = snap->n_readable;
+	/* The last segment that starts at or below @addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (snap->readable[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && addr < snap->readable[lo - 1].end &&
+	       snap->readable[lo - 1].end - addr >= len;
+}
+
+bool modules_readable(uintptr_t addr, size_t len)
+{
+	atomic_fetch_add_explicit(&finding, 1, memory_order_seq_cst);
+	bool found = readable_in(atomic_load_explicit(&current,
+						      memory_order_seq_cst),
+				 addr, len);
+	atomic_fetch_sub_explicit(&finding, 1, memory_order_release);
+	return found;
+}
+
+/*
+ * Unloading and unwinding exclude each other: a walk reads the objects'
+ * unwind tables and code, which dlclose unmaps.  Each counts itself in
+ * first and then looks at the other (both sequentially consistent): a
+ * walk that finds an unload under way gives up at once; an unload waits
+ * until the walks under way have ended.  A dlclose made from inside the
+ * loader (a destructor's, on a thread already in dlclose) must not wait:
+ * the outer call may hold the loader's lock, which a walk may be waiting
+ * for; nor need it: the outer call counted itself in first, and waited.
+ */
+static atomic_uint walks, unloads;
+
+bool modules_walk_begin(void)
+{
+	atomic_fetch_add_explicit(&walks, 1, memory_order_seq_cst);
+	if (!atomic_load_explicit(&unloads, memory_order_seq_cst))
+		return true;
+	atomic_fetch_sub_explicit(&walks, 1, memory_order_release);
+	return false;
+}
+
+void modules_walk_end(void)
+{
+	atomic_fetch_sub_explicit(&walks, 1, memory_order_release);
+}
+
+void modules_unload_begin(void)
+{
+	bool nested = modules_loader_busy();
+
+	atomic_fetch_add_explicit(&unloads, 1, memory_order_seq_cst);
+	while (!nested && atomic_load_explicit(&walks, memory_order_seq_cst))
+		sched_yield();
+}
+
+void modules_unload_end(void)
+{
+	atomic_fetch_sub_explicit(&unloads, 1, memory_order_release);
 }
 
 const struct module *modules_all(uint32_t *count)

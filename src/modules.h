@@ -18,6 +18,7 @@
 #define TRMS_MODULES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A loaded object, as recorded. */
@@ -38,6 +39,19 @@ void modules_refresh(void);
 /* The module containing code address @ip and the offset of @ip in it
  * (ELF address); async-signal-safe.  @return false if no module holds it. */
 bool modules_find(uintptr_t ip, uint32_t *id, uintptr_t *offset);
+
+/* Whether [@addr, @addr + @len) lies in a readable segment of a loaded
+ * object; async-signal-safe. */
+bool modules_readable(uintptr_t addr, size_t len);
+
+/* A stack walk (which reads the objects' unwind tables) and dlclose (which
+ * unmaps them) exclude each other.  modules_walk_begin returns false if an
+ * unload is under way: do not walk (async-signal-safe).  An unload waits
+ * for the walks under way to end. */
+bool modules_walk_begin(void);
+void modules_walk_end(void);
+void modules_unload_begin(void);
+void modules_unload_end(void);
 
 /* Every module recorded so far, in id order; the array stays valid. */
 const struct module *modules_all(uint32_t *count);

@@ -27,8 +27,12 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* A sandboxed thread leaves the library alone (see sandbox_hooks.c): its
+ * child, sandboxed too, has no use for it. */
 static void before_fork(void)
 {
+	if (thread_is_sandboxed())
+		return;
 	pthread_mutex_lock(&runtime.flush_lock);
 	pthread_mutex_lock(&runtime.engine.renumber_lock);
 	pthread_mutex_lock(&runtime.lock);
@@ -50,12 +54,18 @@ static void unlock_all(void)
 
 static void after_fork_parent(void)
 {
+	if (thread_is_sandboxed())
+		return;
 	urcu_bp_after_fork_parent();
 	unlock_all();
 }
 
 static void after_fork_child(void)
 {
+	if (thread_is_sandboxed()) {
+		atomic_store(&runtime_state, -1);
+		return;
+	}
 	urcu_bp_after_fork_child();
 	unlock_all();
 	runtime.pid = getpid();

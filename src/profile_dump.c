@@ -178,7 +178,10 @@ int runtime_write_profile(enum write_reason reason)
 	uint64_t dropped = 0;
 	int rc;
 
-	if (!runtime_own_process())
+	/* Not in a process that is not ours, nor in a sandboxed thread,
+	 * where any system call may be fatal (sandbox_hooks.c wrote the
+	 * profile as the thread entered the sandbox). */
+	if (!runtime_own_process() || thread_is_sandboxed())
 		return 0;
 	if (!take(&runtime.flush_lock, reason)) {
 		log_internal("profile not written: another thread was writing "

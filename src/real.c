@@ -79,6 +79,9 @@ static void resolve_once(void)
 	LOOK_UP(signal, "signal");
 	LOOK_UP(sigprocmask, "sigprocmask");
 	LOOK_UP(pthread_sigmask, "pthread_sigmask");
+	LOOK_UP(sigaltstack, "sigaltstack");
+	LOOK_UP(prctl, "prctl");
+	LOOK_UP(syscall, "syscall");
 	LOOK_UP(dlclose, "dlclose");
 	LOOK_UP(poll, "poll");
 	LOOK_UP(select, "select");

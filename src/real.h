@@ -86,6 +86,9 @@ struct real_functions {
 	sighandler_t (*signal)(int, sighandler_t);
 	int (*sigprocmask)(int, const sigset_t *, sigset_t *);
 	int (*pthread_sigmask)(int, const sigset_t *, sigset_t *);
+	int (*sigaltstack)(const stack_t *, stack_t *);
+	int (*prctl)(int, ...);
+	long (*syscall)(long, ...);
 	int (*dlclose)(void *);
 
 	/* blocking */

@@ -110,6 +110,10 @@ uint64_t runtime_realtime_ns(void);
 void process_hooks_start(void);
 void signal_hooks_start(void);
 
+/* SIGTERM and SIGINT back to the program's dispositions: no code of the
+ * library's runs on them any more (a thread entered a sandbox). */
+void signal_hooks_stop(void);
+
 /* Start the library (idempotent; the constructor calls it, and so does
  * the first API call if it comes earlier). */
 void runtime_start(void);
@@ -170,6 +174,14 @@ static inline struct trms_thread *thread_self(void)
 
 /* True once the calling thread has gone through its exit. */
 bool thread_is_gone(void);
+
+/* The calling thread enters a seccomp sandbox: the library ends its
+ * profiling as if it exited, and makes no system call in it again. */
+void thread_enter_sandbox(void);
+bool thread_is_sandboxed(void);
+
+/* No thread but the caller is alive (as far as the library knows). */
+bool thread_alone(void);
 
 /* Create the pthread key whose destructor ends a thread's profiling. */
 int thread_key_create(void);

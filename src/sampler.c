@@ -2,13 +2,11 @@
  * sampler.c - sampling every thread's call stack (see sampler.h).
  */
 #define _GNU_SOURCE
-#define UNW_LOCAL_ONLY
 #include "sampler.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libunwind.h>
 #include <link.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -23,6 +21,7 @@
 #include "real.h"
 #include "runtime.h"
 #include "sys.h"
+#include "unwind.h"
 #include "vm.h"
 
 #define MAX_FRAMES 256
@@ -128,25 +127,6 @@ static bool our_trap(const siginfo_t *info)
 
 /* ---- building a path ---- */
 
-/* The frames of @cursor into @ip/@sp, leaf first; the addresses of
- * callers point into their call instruction (return address - 1). */
-static unsigned collect_frames(unw_cursor_t *cursor, uintptr_t *ip,
-			       uintptr_t *sp)
-{
-	unsigned n = 0;
-
-	do {
-		unw_word_t pc, stack;
-		if (unw_get_reg(cursor, UNW_REG_IP, &pc) < 0 || pc == 0)
-			break;
-		unw_get_reg(cursor, UNW_REG_SP, &stack);
-		ip[n] = n ? (uintptr_t)pc - 1 : (uintptr_t)pc;
-		sp[n] = (uintptr_t)stack;
-		n++;
-	} while (n < MAX_FRAMES && unw_step(cursor) > 0);
-	return n;
-}
-
 static bool in_own_module(uintptr_t ip)
 {
 	uint32_t module;
@@ -241,18 +221,19 @@ static void take_sample(struct trms_thread *t, void *uctx, uint64_t periods)
 {
 	struct sampler_thread *s = &t->sampler;
 	struct scratch *x = scratch;
-	unw_cursor_t cursor;
 
 	if (!x) {
 		drop(s, DROP_NO_MEMORY, periods);
 		return;
 	}
-	if (unw_init_local2(&cursor, (unw_context_t *)uctx,
-			    UNW_INIT_SIGNAL_FRAME) < 0) {
-		drop(s, DROP_UNWIND, periods);
+	/* dlclose may be unmapping the unwind tables the walk reads. */
+	if (!modules_walk_begin()) {
+		drop(s, DROP_IN_LOADER, periods);
 		return;
 	}
-	unsigned n = collect_frames(&cursor, x->ip, x->sp);
+	unsigned n = unwind_frames(&s->stack, uctx, true, x->ip, x->sp,
+				   MAX_FRAMES);
+	modules_walk_end();
 	if (!n) {
 		drop(s, DROP_UNWIND, periods);
 		return;
@@ -317,18 +298,14 @@ static void on_sample(int sig, siginfo_t *info, void *uctx)
 	} else if (modules_loader_busy()) {
 		drop(s, DROP_IN_LOADER, periods);
 	} else {
-		/* libunwind calls read, write and pthread_mutex_lock, which
+		/* libunwind calls dl_iterate_phdr and sigprocmask, which
 		 * are our hooks: marked busy, the thread goes straight
 		 * through them, recording nothing and taking no lock of the
-		 * library's (the interrupted code may hold one). */
-		sigset_t all;
-		sigfillset(&all);
-		/* libunwind blocks every signal around each lookup it makes,
-		 * two system calls per frame: block them once for the whole
-		 * sample instead, and let the hooks answer its calls
-		 * (signal_hooks.c).  Returning from the handler restores the
-		 * interrupted mask. */
-		pthread_sigmask(SIG_BLOCK, &all, NULL);
+		 * library's (the interrupted code may hold one).  libunwind
+		 * blocks every signal around each lookup it makes, two
+		 * system calls per frame: the handler runs with every signal
+		 * blocked already (install_handler), and the hooks answer
+		 * those calls without the kernel (signal_hooks.c). */
 		s->in_handler = true;
 		t->busy = true;
 		take_sample(t, uctx, periods);
@@ -441,12 +418,31 @@ static bool make_timer(struct sampler_thread *s, int sig)
 			    &sev, &s->timer) == 0;
 }
 
+/* @s's perf_event descriptor, if it is still the event the library
+ * opened: the program may have closed it (a daemon closes every
+ * descriptor) and opened a file under the same number, which the library
+ * must never touch.  Else -1, and the descriptor is forgotten.  (The
+ * check is a query that only a perf_event answers.) */
+static int own_perf_fd(struct sampler_thread *s)
+{
+	uint64_t id;
+
+	if (s->perf_fd < 0)
+		return -1;
+	if (ioctl(s->perf_fd, PERF_EVENT_IOC_ID, &id) == 0 && id == s->perf_id)
+		return s->perf_fd;
+	s->perf_fd = -1;
+	return -1;
+}
+
 /* Start or stop @s's timer as sampling is now on or off. */
 static void run(struct sampler_thread *s, bool on)
 {
-	if (s->perf_fd >= 0)
-		ioctl(s->perf_fd,
-		      on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+	int fd = own_perf_fd(s);
+
+	if (fd >= 0)
+		ioctl(fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE,
+		      0);
 	else if (s->has_timer)
 		timer_run(s, on);
 }
@@ -459,8 +455,14 @@ static void arm(struct sampler_thread *s)
 	s->has_timer = false;
 	if (!sig)
 		return;
-	if (sampler.use_perf)
+	if (sampler.use_perf) {
 		s->perf_fd = open_perf(s->tid, sig);
+		if (s->perf_fd >= 0 &&
+		    ioctl(s->perf_fd, PERF_EVENT_IOC_ID, &s->perf_id) != 0) {
+			close(s->perf_fd);
+			s->perf_fd = -1;
+		}
+	}
 	if (s->perf_fd < 0)
 		s->has_timer = make_timer(s, sig);
 	run(s, atomic_load(&sampler.on));
@@ -468,9 +470,11 @@ static void arm(struct sampler_thread *s)
 
 static void disarm(struct sampler_thread *s)
 {
-	if (s->perf_fd >= 0) {
-		ioctl(s->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-		close(s->perf_fd);
+	int fd = own_perf_fd(s);
+
+	if (fd >= 0) {
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		close(fd);
 		s->perf_fd = -1;
 	}
 	if (s->has_timer) {
@@ -504,7 +508,10 @@ static bool install_handler(int sig)
 	/* Restart the calls the kernel can restart; the others are
 	 * wrapped (blocking_hooks.c). */
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
+	/* Every signal blocked while a sample is taken, by the kernel as
+	 * it enters the handler and restored as it leaves: no system call
+	 * of ours for it. */
+	sigfillset(&sa.sa_mask);
 	return REAL(sigaction)(sig, &sa, NULL) == 0;
 }
 
@@ -525,8 +532,10 @@ static void retarget(struct trms_thread *t, void *ctx)
 	int sig = *(int *)ctx;
 	struct sampler_thread *s = &t->sampler;
 
-	if (s->perf_fd >= 0) {
-		fcntl(s->perf_fd, F_SETSIG, sig);
+	int fd = own_perf_fd(s);
+
+	if (fd >= 0) {
+		fcntl(fd, F_SETSIG, sig);
 	} else if (s->has_timer) {
 		timer_delete(s->timer);
 		s->has_timer = make_timer(s, sig);
@@ -570,20 +579,13 @@ void sampler_set_enabled(bool on)
 
 /* ---- exec ---- */
 
-void sampler_before_exec(void)
+/* Take the sample signals still pending for the calling thread, its
+ * timer stopped: a SIGTRAP of the program's stays pending. */
+static void drain_self(int sig)
 {
-	struct trms_thread *t = thread_current;
-	int sig = sampler_signal();
 	sigset_t ours, saved;
 	const struct timespec now = { 0, 0 };
 
-	if (!t || !sig)
-		return;
-	/* Pending signals survive exec, handlers do not: a sample signal
-	 * still pending would kill the new image before it could install
-	 * a handler.  Stop this thread's timer, then take what is pending.
-	 * (Other threads' signals die with them.) */
-	run(&t->sampler, false);
 	sigemptyset(&ours);
 	sigaddset(&ours, sig);
 	if (sampler_traps())
@@ -595,10 +597,56 @@ void sampler_before_exec(void)
 	while ((got = sigtimedwait(&ours, &info, &now)) > 0)
 		if (got == SIGTRAP && !our_trap(&info))
 			program_trap = true;
-	/* A SIGTRAP of the program's stays pending, as it would have. */
 	if (program_trap)
 		syscall(SYS_tgkill, getpid(), gettid(), SIGTRAP);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
+void sampler_before_exec(void)
+{
+	struct trms_thread *t = thread_current;
+	int sig = sampler_signal();
+
+	if (!t || !sig)
+		return;
+	/* Pending signals survive exec, handlers do not: a sample signal
+	 * still pending would kill the new image before it could install
+	 * a handler.  Stop this thread's timer, then take what is pending.
+	 * (Other threads' signals die with them.) */
+	run(&t->sampler, false);
+	drain_self(sig);
+}
+
+void sampler_stop_self(struct trms_thread *t)
+{
+	int sig = sampler_signal();
+
+	sampler_thread_stop(t);
+	if (sig)
+		drain_self(sig);
+}
+
+void sampler_shut_down(void)
+{
+	int sig = sampler_signal();
+	struct sigaction ignore, dfl;
+
+	if (!sampler.configured || !sig)
+		return;
+	sampler_set_enabled(false);
+	atomic_store(&sampler.signal, 0);
+	/* A disposition set to "ignore" discards what is pending, in every
+	 * thread; then the default the signal had before sampling took it. */
+	memset(&ignore, 0, sizeof(ignore));
+	ignore.sa_handler = SIG_IGN;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	REAL(sigaction)(sig, &ignore, NULL);
+	REAL(sigaction)(sig, &dfl, NULL);
+	if (atomic_exchange(&sampler.trap, false)) {
+		REAL(sigaction)(SIGTRAP, &ignore, NULL);
+		signal_give_back(SIGTRAP);
+	}
 }
 
 void sampler_after_failed_exec(void)
@@ -637,12 +685,13 @@ static void leave_slot(struct trms_thread *t)
 	}
 }
 
-void sampler_thread_start(struct trms_thread *t, const struct cct_step *context,
-			  unsigned context_len)
+void sampler_thread_start(struct trms_thread *t, bool created,
+			  const struct cct_step *context, unsigned context_len)
 {
 	struct sampler_thread *s = &t->sampler;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
 
-	__atomic_store_n(&s->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+	__atomic_store_n(&s->tid, tid, __ATOMIC_RELAXED);
 	s->perf_fd = -1;
 	if (context_len > SAMPLER_CONTEXT_MAX - 1)
 		context_len = SAMPLER_CONTEXT_MAX - 1;
@@ -652,6 +701,12 @@ void sampler_thread_start(struct trms_thread *t, const struct cct_step *context,
 	s->context_len = context_len + 1;
 	if (!sampler.configured)
 		return;
+	/* Where its stack lies, for the walks: known for the main thread
+	 * and for the threads the program creates (they start here, where
+	 * asking may allocate); a thread met on a first call of the
+	 * library, perhaps in a signal handler, is sampled at its leaf. */
+	if (tid == getpid() || created)
+		unwind_stack_of_self(&s->stack, tid == getpid());
 	if (cct_init(&s->cct)) {
 		log_internal("no memory for a thread's call tree; it is not "
 			     "sampled");
@@ -679,13 +734,11 @@ unsigned sampler_capture_context(struct trms_thread *t, struct cct_step *steps,
 				 unsigned max)
 {
 	struct scratch *x = scratch;
-	unw_context_t uc;
-	unw_cursor_t cursor;
 
-	if (!sampler.configured || !x || unw_getcontext(&uc) ||
-	    unw_init_local(&cursor, &uc))
+	if (!sampler.configured || !x)
 		return 0;
-	unsigned n = collect_frames(&cursor, x->ip, x->sp);
+	unsigned n = unwind_frames_here(&t->sampler.stack, x->ip, x->sp,
+					MAX_FRAMES);
 	/* Leave out the library's own frames (this function and the
 	 * pthread_create hook). */
 	unsigned first = 0;
@@ -702,8 +755,10 @@ static void close_slot_fd(struct trms_thread *t, void *ctx)
 
 	/* The descriptors came with the copied memory and file table:
 	 * they count the parent's threads. */
-	if (t->sampler.perf_fd >= 0)
-		close(t->sampler.perf_fd);
+	int fd = own_perf_fd(&t->sampler);
+
+	if (fd >= 0)
+		close(fd);
 	t->sampler.perf_fd = -1;
 	t->sampler.has_timer = false; /* timers are not inherited */
 	if (t != self)
@@ -842,7 +897,12 @@ void sampler_start(void)
 	if (!sampler.configured)
 		return;
 	sampler.period_ns = 1000000000u / sampler.hz;
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	if (!unwind_init()) {
+		log_internal("libunwind cannot be set up: call stacks are not "
+			     "sampled");
+		sampler.configured = false;
+		return;
+	}
 	note_sync_routines();
 	note_own_module();
 	int sig = free_signal(0);

@@ -12,9 +12,9 @@
  * own SIGPROF and ITIMER_PROF keep working; if the program later installs
  * a handler for it, the library moves to another free one.
  *
- * The handler unwinds with libunwind from the interrupted context, using
- * only preallocated or freshly mmap'ed memory, and inserts the path into
- * the thread's tree.  A sample is dropped (and counted) when the thread
+ * The handler unwinds from the interrupted context (unwind.h: no system
+ * call, no descriptor), using only preallocated or freshly mmap'ed memory,
+ * and inserts the path into the thread's tree.  A sample is dropped (and counted) when the thread
  * was inside the library, or inside the loader (whose lock unwinding
  * takes), or when the stack cannot be unwound.
  */
@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "cct.h"
+#include "unwind.h"
 
 enum sample_drop {
 	DROP_IN_LIBRARY, /* the thread was running the library's code */
@@ -41,7 +42,9 @@ enum sample_drop {
 /* A thread's sampling state, in its struct trms_thread. */
 struct sampler_thread {
 	pid_t tid;
+	struct unwind_stack stack; /* where the thread's stack lies */
 	int perf_fd; /* -1: none */
+	uint64_t perf_id; /* the event's id, to know it is still ours */
 	bool has_timer;
 	timer_t timer;
 	bool blocked; /* inside a wrapped blocking call (atomic stores) */
@@ -65,10 +68,11 @@ struct trms_thread;
 void sampler_start(void);
 
 /* Give a new thread its tree and arm its timer; called by the thread
- * itself, after its state is attached.  @context: its creation context
- * (NULL: none known). */
-void sampler_thread_start(struct trms_thread *t, const struct cct_step *context,
-			  unsigned context_len);
+ * itself, after its state is attached.  @created: by the pthread_create
+ * hook, and starting now.  @context: its creation context (NULL: none
+ * known). */
+void sampler_thread_start(struct trms_thread *t, bool created,
+			  const struct cct_step *context, unsigned context_len);
 
 /* Disarm a thread's timer (at its exit, before its state is released). */
 void sampler_thread_stop(struct trms_thread *t);
@@ -89,6 +93,15 @@ void sampler_after_fork_child(struct trms_thread *self);
 void sampler_before_exec(void);
 void sampler_after_failed_exec(void);
 
+/* The calling thread enters a seccomp sandbox: disarm its timer and take
+ * its pending samples, so that no sample reaches it any more. */
+void sampler_stop_self(struct trms_thread *t);
+
+/* Every thread enters one: stop every timer and discard every pending
+ * sample; sampling is over for the process.  SIGTRAP, if samples came on
+ * it, goes back to the program's disposition. */
+void sampler_shut_down(void);
+
 /* Turn sampling on or off for every thread.  Async-signal-safe. */
 void sampler_set_enabled(bool on);
 
@@ -104,6 +117,11 @@ bool sampler_traps(void);
  * owed, as the disposition the program set would have: its handler, or
  * nothing (ignored), or the default action.  Async-signal-safe. */
 void signal_forward(int sig, siginfo_t *info, void *uctx);
+
+/* Put back the disposition the program set for @sig (or the default)
+ * where the library's handler stood; sampling, or the profile on SIGTERM
+ * and SIGINT, no longer needs it.  Not async-signal-safe. */
+void signal_give_back(int sig);
 
 /* Sampling was asked for (TRMS_SAMPLE_HZ > 0) and set up. */
 bool sampler_active(void);

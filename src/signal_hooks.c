@@ -21,14 +21,17 @@
  * (its own handler, or the default where the library's handler stands).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "real.h"
 #include "runtime.h"
+#include "unwind.h"
 #include "vm.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -146,10 +149,22 @@ void signal_forward(int sig, siginfo_t *info, void *uctx)
 	const struct sigaction *p =
 		atomic_load_explicit(&program[sig], memory_order_acquire);
 
-	if (p && is_function(p))
+	if (p && is_function(p)) {
+		/* The library's handler runs with every signal blocked:
+		 * the program's runs with the mask it asked for, on top of
+		 * the interrupted one (the kernel puts that back when the
+		 * library's handler returns). */
+		sigset_t mask = ((ucontext_t *)uctx)->uc_sigmask;
+		for (int other = 1; other < NSIG; other++)
+			if (sigismember(&p->sa_mask, other) == 1)
+				sigaddset(&mask, other);
+		if (!(p->sa_flags & SA_NODEFER))
+			sigaddset(&mask, sig);
+		REAL(pthread_sigmask)(SIG_SETMASK, &mask, NULL);
 		trampoline(sig, info, uctx);
-	else if (!p || p->sa_handler != SIG_IGN)
+	} else if (!p || p->sa_handler != SIG_IGN) {
 		die_of(sig);
+	}
 }
 
 /* ---- SIGTERM and SIGINT ---- */
@@ -189,6 +204,31 @@ void signal_hooks_start(void)
 		if (REAL(sigaction)(sig, &sa, NULL) == 0)
 			atomic_store(&ours[sig], true);
 	}
+}
+
+void signal_give_back(int sig)
+{
+	sigset_t saved;
+	const struct sigaction *p;
+	struct sigaction dfl;
+
+	lock(&saved);
+	atomic_store(&ours[sig], false);
+	p = atomic_load_explicit(&program[sig], memory_order_acquire);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	if (p && is_function(p))
+		install_counted(sig, p);
+	else
+		REAL(sigaction)(sig, p ? p : &dfl, NULL);
+	unlock(&saved);
+}
+
+void signal_hooks_stop(void)
+{
+	for (size_t i = 0; i < sizeof(managed) / sizeof(managed[0]); i++)
+		if (atomic_load(&ours[managed[i]]))
+			signal_give_back(managed[i]);
 }
 
 /* ---- the hooks ---- */
@@ -348,4 +388,31 @@ EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 		return 0;
 	}
 	return fn ? fn(how, set, old) : ENOSYS;
+}
+
+/* ---- alternate signal stacks ---- */
+
+/* Where the program's handlers run is a stack the sampler may walk
+ * (unwind.h).  A sanitizer's start-up calls this before its runtime is
+ * ready and before the library has started: then it goes straight
+ * through, uninstrumented. */
+EXPORT __attribute__((no_sanitize("address", "thread", "undefined"))) int
+sigaltstack(const stack_t *ss, stack_t *old)
+{
+	__typeof__(real.sigaltstack) fn = real.sigaltstack;
+
+	if (!fn)
+		fn = (__typeof__(fn))dlsym(RTLD_NEXT, "sigaltstack");
+	if (!fn)
+		return errno = ENOSYS, -1;
+	int rc = fn(ss, old);
+	if (rc == 0 && ss && atomic_load(&runtime_state) == 1) {
+		int saved_errno = errno;
+		if (ss->ss_flags & SS_DISABLE)
+			unwind_note_alt_stack(NULL, 0);
+		else
+			unwind_note_alt_stack(ss->ss_sp, ss->ss_size);
+		errno = saved_errno;
+	}
+	return rc;
 }

@@ -15,6 +15,9 @@ __thread struct trms_thread *thread_current
 /* Set once the thread has gone through its exit: calls made after that
  * (from other exit-time code) are ignored rather than starting over. */
 static __thread bool self_gone __attribute__((tls_model("initial-exec")));
+/* Set once the thread has entered a seccomp sandbox. */
+static __thread bool self_sandboxed
+	__attribute__((tls_model("initial-exec")));
 
 bool thread_is_gone(void)
 {
@@ -63,15 +66,15 @@ void thread_close_all(struct trms_thread *t)
 	}
 }
 
-/* pthread key destructor: the thread is exiting (return, pthread_exit or
- * cancellation).  Its open activations end now; its stamps go; its tuples
- * stay for the profile. */
-static void thread_exit(void *arg)
+/* The end of @t, the calling thread's state, for the library: its open
+ * activations end now, its stamps go, its tuples stay for the profile;
+ * the thread's later calls are ignored.  @stop_sampling: how its timer
+ * goes. */
+static void thread_end(struct trms_thread *t,
+		       void (*stop_sampling)(struct trms_thread *))
 {
-	struct trms_thread *t = arg;
-
 	t->busy = true;
-	sampler_thread_stop(t);
+	stop_sampling(t);
 	thread_close_all(t);
 	engine_thread_fini(&t->engine);
 	pthread_mutex_lock(&runtime.lock);
@@ -79,6 +82,43 @@ static void thread_exit(void *arg)
 	pthread_mutex_unlock(&runtime.lock);
 	thread_current = NULL;
 	self_gone = true;
+}
+
+/* pthread key destructor: the thread is exiting (return, pthread_exit or
+ * cancellation). */
+static void thread_exit(void *arg)
+{
+	thread_end(arg, sampler_thread_stop);
+}
+
+bool thread_is_sandboxed(void)
+{
+	return self_sandboxed;
+}
+
+void thread_enter_sandbox(void)
+{
+	struct trms_thread *t = thread_current;
+
+	self_sandboxed = true;
+	if (!t)
+		return;
+	/* Nothing of the library's may run in the thread from now on, not
+	 * even the key destructor at its exit. */
+	pthread_setspecific(runtime.thread_key, NULL);
+	thread_end(t, sampler_stop_self);
+}
+
+bool thread_alone(void)
+{
+	struct trms_thread *t;
+	unsigned live = 0;
+
+	pthread_mutex_lock(&runtime.lock);
+	cds_list_for_each_entry(t, &runtime.threads, link)
+		live += !t->dead;
+	pthread_mutex_unlock(&runtime.lock);
+	return live <= 1;
 }
 
 void thread_cost_defaults(struct trms_thread *t)
@@ -122,9 +162,9 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 	/* Ready before it is published: the profile writer may read any
 	 * thread in the list. */
 	if (origin)
-		sampler_thread_start(t, origin->path, origin->path_len);
+		sampler_thread_start(t, true, origin->path, origin->path_len);
 	else
-		sampler_thread_start(t, NULL, 0);
+		sampler_thread_start(t, false, NULL, 0);
 	pthread_mutex_lock(&runtime.lock);
 	t->ordinal = origin ? origin->ordinal : runtime.next_ordinal++;
 	cds_list_add_tail(&t->link, &runtime.threads);
