@@ -44,8 +44,10 @@ static void log_write(enum log_kind kind, const char *suffix, const char *fmt,
 		len += slen;
 	}
 	line[len++] = '\n';
-	/* One write: a line from another thread cannot land in the middle. */
-	ssize_t ignored = sys_write(STDERR_FILENO, line, len);
+	/* One write: a line from another thread cannot land in the middle.
+	 * Never one that raises a signal (a program that limits its file
+	 * size, or whose stderr reader is gone, would die of it). */
+	ssize_t ignored = sys_write_no_signal(STDERR_FILENO, line, len);
 	(void)ignored;
 	errno = saved_errno;
 }

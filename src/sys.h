@@ -9,7 +9,12 @@
 #ifndef TRMS_SYS_H
 #define TRMS_SYS_H
 
+#include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -22,6 +27,41 @@ static inline ssize_t sys_read(int fd, void *buf, size_t n)
 static inline ssize_t sys_write(int fd, const void *buf, size_t n)
 {
 	return syscall(SYS_write, fd, buf, n);
+}
+
+/*
+ * Write @buf to @fd unless the write itself would raise a signal in the
+ * program: SIGXFSZ for a regular file that would pass RLIMIT_FSIZE (a
+ * process-wide signal: blocking it here would only send it to another
+ * thread), SIGPIPE for a pipe whose reader is gone or a socket (sent
+ * with MSG_NOSIGNAL).  @return what write returns, or -1 with errno
+ * EFBIG or EPIPE when it was not tried.  Async-signal-safe.
+ */
+static inline ssize_t sys_write_no_signal(int fd, const void *buf, size_t n)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return -1;
+	if (S_ISSOCK(st.st_mode))
+		return syscall(SYS_sendto, fd, buf, n, MSG_NOSIGNAL, NULL, 0);
+	if (S_ISFIFO(st.st_mode)) {
+		struct pollfd p = { fd, POLLOUT, 0 };
+		/* A pipe without a reader polls as an error. */
+		if (syscall(SYS_poll, &p, 1, 0) == 1 && (p.revents & POLLERR))
+			return errno = EPIPE, -1;
+	} else if (S_ISREG(st.st_mode)) {
+		struct rlimit limit;
+		int flags = fcntl(fd, F_GETFL);
+		off_t at = flags >= 0 && (flags & O_APPEND)
+				   ? st.st_size
+				   : lseek(fd, 0, SEEK_CUR);
+		if (getrlimit(RLIMIT_FSIZE, &limit) != 0 || at < 0 ||
+		    (limit.rlim_cur != RLIM_INFINITY &&
+		     (rlim_t)at + n > limit.rlim_cur))
+			return errno = EFBIG, -1;
+	}
+	return sys_write(fd, buf, n);
 }
 
 /* The first @len bytes of the file at @path, NUL-terminated, in @buf; 0
