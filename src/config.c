@@ -85,6 +85,24 @@ static int apply_sample_clock(const char *value)
 	return 0;
 }
 
+/* A signal the library may take for itself as the sampling toggle: not
+ * one that the program's faults raise (the toggle would swallow a crash,
+ * or make a breakpoint harmless), not one that cannot be caught, not the
+ * C library's own (32 and 33, below SIGRTMIN), and not SIGTRAP, on which
+ * samples may arrive.  (Sampling never chooses the toggle signal.) */
+static bool toggle_signal_allowed(long sig)
+{
+	static const int refused[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+				       SIGTRAP, SIGSYS, SIGKILL, SIGSTOP };
+
+	if (sig < 1 || sig > SIGRTMAX || (sig > 31 && sig < SIGRTMIN))
+		return false;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (sig == refused[i])
+			return false;
+	return true;
+}
+
 static int apply_sample_signal(const char *value)
 {
 	char *end;
@@ -92,8 +110,7 @@ static int apply_sample_signal(const char *value)
 
 	if (!*value)
 		config.sample_toggle_signal = 0;
-	else if (*end || sig < 1 || sig >= 65 || sig == SIGKILL ||
-		 sig == SIGSTOP)
+	else if (*end || !toggle_signal_allowed(sig))
 		return -1;
 	else
 		config.sample_toggle_signal = (int)sig;
@@ -164,7 +181,9 @@ static const struct setting settings[] = {
 	  "start or the program handles SIGTRAP then); 0: it sends a "
 	  "real-time signal; see docs/sampling.md",
 	  "1", apply_sample_trap },
-	{ "TRMS_SAMPLE_SIGNAL", "a signal number, or empty",
+	{ "TRMS_SAMPLE_SIGNAL",
+	  "a signal number, or empty; not SIGSEGV, SIGBUS, SIGILL, SIGFPE, "
+	  "SIGTRAP, SIGSYS, SIGKILL, SIGSTOP nor 32 or 33",
 	  "sending this signal to the process turns sampling off and on",
 	  "", apply_sample_signal },
 	{ "TRMS_RUN_REPORT", "a path, or empty",

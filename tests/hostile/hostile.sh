@@ -51,6 +51,31 @@ run() {
 	echo "ok $name"
 }
 
+# toggle: TRMS_SAMPLE_SIGNAL may not name a signal the program cannot
+# give up; the process dies of it as without the library.
+if [ "$case" = toggle ]; then
+	# SIGSEGV SIGBUS SIGILL SIGFPE SIGTRAP SIGSYS on Linux
+	for num in 11 7 4 8 5 31; do
+		TRMS_SAMPLE_SIGNAL=$num TRMS_OUTPUT=$scratch/%p.trms \
+			LD_PRELOAD=$lib sleep 5 2>"$scratch/stderr" &
+		pid=$!
+		sleep 0.5
+		kill -$num $pid
+		wait $pid
+		status=$?
+		if [ $status -ne $((128 + num)) ]; then
+			fail "TRMS_SAMPLE_SIGNAL=$num: exit status $status, not $((128 + num))"
+		elif ! grep -q TRMS_SAMPLE_SIGNAL "$scratch/stderr"; then
+			fail "TRMS_SAMPLE_SIGNAL=$num: no message"
+		else
+			echo "ok toggle $num refused"
+		fi
+	done
+	[ $failures -eq 0 ] && rm -rf "$scratch"
+	[ $failures -eq 0 ]
+	exit
+fi
+
 for hz in 100 1000; do
 	for trap in 1 0; do
 		[ $hz = 100 ] && [ $trap = 0 ] && continue
