@@ -250,7 +250,10 @@ static void take_sample(struct trms_thread *t, void *uctx, uint64_t periods)
 		return;
 	}
 	cct_add(&leaf->samples, periods);
-	if (__atomic_load_n(&s->blocked, __ATOMIC_RELAXED)) {
+	/* A CPU-time timer fires only on a thread that is running: inside
+	 * a hooked write() copying data, say, it is working.  Only on the
+	 * wall clock can a sample find the thread waiting. */
+	if (sampler.wall && __atomic_load_n(&s->blocked, __ATOMIC_RELAXED)) {
 		cct_add(&leaf->blocked, periods);
 	} else {
 		double idle, working;

@@ -5,7 +5,8 @@
  * kernel_burn, reading 64 KiB from /dev/zero at a time: nearly all of it
  * is system time, in read(2).  The reads are made with syscall(2), past
  * the library's read hook, so that the time is the kernel's alone and not
- * the hook's bookkeeping.
+ * the hook's bookkeeping; with argv[2] "hooked", through the library's
+ * read() (whose thread counts as inside a blocking call meanwhile).
  *
  * Prints "user U sys S" (getrusage(RUSAGE_THREAD), seconds); exit 0, or 3
  * if /dev/zero cannot be read.
@@ -15,6 +16,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,6 +24,8 @@
 #include "sm_common.h"
 
 static char buf[65536];
+
+static int hooked;
 
 SM_NOINLINE static int kernel_burn(int fd, double seconds)
 {
@@ -31,7 +35,8 @@ SM_NOINLINE static int kernel_burn(int fd, double seconds)
 	 * what it has (or EINTR before any byte): allowed, and what any
 	 * signal does to a read of /dev/zero. */
 	while (sm_thread_cpu() < end)
-		if (syscall(SYS_read, fd, buf, sizeof(buf)) <= 0 &&
+		if ((hooked ? read(fd, buf, sizeof(buf))
+			    : syscall(SYS_read, fd, buf, sizeof(buf))) <= 0 &&
 		    errno != EINTR)
 			return -1;
 	return 0;
@@ -40,6 +45,7 @@ SM_NOINLINE static int kernel_burn(int fd, double seconds)
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+	hooked = argc > 2 && !strcmp(argv[2], "hooked");
 	struct rusage ru;
 	int fd = open("/dev/zero", O_RDONLY);
 

@@ -1281,7 +1281,8 @@ START_TEST(sigtrap_exec_chain)
 END_TEST
 
 /* ======================================================================
- * 3b. CPU time in the kernel is sampled like CPU time in user space
+ * 3b. CPU time in the kernel is sampled like CPU time in user space, as
+ *     work
  * ====================================================================== */
 
 START_TEST(system_time_is_sampled)
@@ -1315,6 +1316,42 @@ START_TEST(system_time_is_sampled)
 		      "sample_source %s)",
 		      r.command, hz * (user + sys), hz, user + sys, user, sys,
 		      burn.samples, samples, source ? source : "?");
+	tree_free(&t);
+	profile_doc_free(&doc);
+	run_free(&r);
+	env_free(&env);
+	free(argv[0]);
+	free(dir);
+}
+END_TEST
+
+/* The CPU clock only samples a running thread: its time inside a hooked
+ * read(), copying, is work, though the thread counts as inside a
+ * blocking call meanwhile. */
+START_TEST(cpu_samples_in_hooked_call_are_work)
+{
+	char *dir = make_dir("systime-hooked");
+	char *argv[] = { helper("sm-systime"), "0.5", "hooked", NULL };
+	struct env env;
+	struct run r;
+	struct profile_doc doc;
+	struct tree t;
+
+	env_sampled(&env, dir, 1000, "cpu");
+	run_in(dir, argv, env.v, SM_DEADLINE, &r);
+	expect_status(&r, 0);
+	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
+	tree_build(&t, &doc);
+	struct agg burn = under(&t, "kernel_burn", NULL, -1);
+	printf("hooked read: %" PRIu64 " samples in kernel_burn, %" PRIu64
+	       " work, %" PRIu64 " blocked\n",
+	       burn.samples, burn.work, burn.blocked);
+	SM_CHECK(burn.samples >= 100, "%s: only %" PRIu64 " samples",
+		 r.command, burn.samples);
+	SM_CHECK(burn.blocked == 0 && burn.work == burn.samples,
+		 "%s: of %" PRIu64 " CPU-clock samples in kernel_burn, %" PRIu64
+		 " counted as work and %" PRIu64 " as blocked",
+		 r.command, burn.samples, burn.work, burn.blocked);
 	tree_free(&t);
 	profile_doc_free(&doc);
 	run_free(&r);
@@ -1824,6 +1861,7 @@ int main(void)
 	tcase_add_test(tc, own_handler_on_sampling_signal);
 	tc = tcase(s, "system-time", 120);
 	tcase_add_test(tc, system_time_is_sampled);
+	tcase_add_test(tc, cpu_samples_in_hooked_call_are_work);
 	tc = tcase(s, "eintr-cpu", 120);
 	tcase_add_test(tc, eintr_cpu_clock);
 	tc = tcase(s, "eintr-wall", 120);
