@@ -54,6 +54,11 @@ static int lookup_slow(struct trms_thread *t, const char *name, uint32_t *id,
 	uint64_t start = call_timed() ? clock_ticks() : 0;
 	int rc = region_lookup_slow(&t->names, name, id, immutable);
 
+	/* Before the region can begin, the I/O hooks start recording. */
+	if (!rc && !atomic_load_explicit(&runtime.record_io,
+					 memory_order_relaxed))
+		atomic_store(&runtime.record_io, true);
+
 	if (call_timed())
 		t->lookup_slow_ticks += clock_ticks() - start;
 	if (rc == -ENAMETOOLONG)

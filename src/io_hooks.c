@@ -89,6 +89,30 @@ static int record_transfer(struct trms_thread *t, enum direction d,
 	return rc;
 }
 
+/*
+ * In a program that cannot open a region (annotated.h: an unannotated
+ * server under `trms run`), nothing is recorded until a region is named
+ * (after a dlopen, say), if ever.  It changes no region's trms or rms
+ * (DESIGN §2): every activation begins after
+ * such an event, so the event cannot put a cell in or take it out of the
+ * set L(a) of any activation, and a later read of the cell counts in
+ * trms either way — as induced (the kernel's or another thread's write
+ * came last) or as a first access (nothing of the thread's since); rms
+ * ignores the kernel entirely, and a kernel read of the thread's buffer
+ * (data leaving) before every activation is older than all of them.
+ * What it could change is the kind of such a read: a buffer filled by
+ * read() before the first region is named counts as a first access
+ * instead of external input (induced_external), and one that another
+ * thread wrote and this one sent out before that counts as
+ * thread-induced.  A program that can open regions records from the
+ * start, so the kinds stay exact there.  Only the counts of bytes and
+ * calls per thread are kept meanwhile.
+ */
+static inline bool record_io(void)
+{
+	return atomic_load_explicit(&runtime.record_io, memory_order_relaxed);
+}
+
 /* Record one successful call that moved @x.  Out of line: the wrappers
  * only test whether the profiler is on. */
 static __attribute__((noinline)) void record(enum direction d,
@@ -100,15 +124,18 @@ static __attribute__((noinline)) void record(enum direction d,
 
 	if (!t)
 		goto out;
-	engine_count_event(&t->engine);
-	if (call_timed()) {
+	if (!record_io()) {
+		rc = 0;
+	} else if (call_timed()) {
 		struct meter m;
+		engine_count_event(&t->engine);
 		meter_start(t, &m, COST_OP_ACCESS,
 			    (x->bytes >> runtime.engine.cell_shift) >=
 				    COST_MEASURE_CELLS);
 		rc = record_transfer(t, d, x);
 		meter_stop(t, &m, COST_OP_ACCESS);
 	} else {
+		engine_count_event(&t->engine);
 		rc = record_transfer(t, d, x);
 	}
 	if (d == ARRIVED) {

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <link.h>
 
+#include "annotated.h"
 #include "modules.h"
 #include "real.h"
 #include "region.h"
@@ -28,8 +29,12 @@ EXPORT void *dlopen(const char *file, int mode)
 	modules_loader_enter();
 	handle = fn ? fn(file, mode) : NULL;
 	modules_loader_leave();
-	if (handle && active())
+	if (handle && active()) {
 		modules_refresh();
+		/* A plugin that opens regions: its I/O counts from now. */
+		if (!atomic_load(&runtime.record_io) && annotated_scan())
+			atomic_store(&runtime.record_io, true);
+	}
 	return handle;
 }
 

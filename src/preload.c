@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "annotated.h"
 #include "log.h"
 #include "output.h"
 #include "real.h"
@@ -59,6 +60,12 @@ static void start_once(void)
 	atomic_init(&runtime.generation, 1);
 	atomic_init(&runtime.tag, 1);
 	atomic_init(&runtime.finished, false);
+	atomic_init(&runtime.record_io, annotated_scan());
+	log_debug("%s", atomic_load(&runtime.record_io)
+				? "the program can open regions: its I/O is "
+				  "recorded from the start"
+				: "no code here opens regions: I/O is recorded "
+				  "once one is named");
 	runtime.start_realtime_ns = runtime_realtime_ns();
 	runtime.pid = getpid();
 	if (thread_key_create()) {

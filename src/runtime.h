@@ -83,6 +83,10 @@ struct runtime {
 	 * begin reads one load. */
 	atomic_uint tag;
 	atomic_uint generation; /* bumped by trms_disable */
+	/* The I/O hooks record what moves: from the start in a program
+	 * that can open regions (annotated.h), else from the moment a region
+	 * is named (see io_hooks.c for why not before). */
+	atomic_bool record_io;
 	pthread_mutex_t lock;   /* guards threads and next_ordinal */
 	struct cds_list_head threads;
 	uint32_t next_ordinal;

@@ -726,6 +726,50 @@ START_TEST(writev_output_is_read)
 }
 END_TEST
 
+/*
+ * A program with no annotation of its own records no I/O until it loads
+ * a plugin that opens regions (io_hooks.c): trms and rms stay exact for
+ * data that arrived before, only its kind is lost.  io_host reads 64
+ * bytes before loading the plugin and 64 after, and hands each to one
+ * activation of "consume", which reads them: 16 cells each (K = 4), all
+ * never accessed by the thread since they arrived.
+ */
+START_TEST(unannotated_host_io_before_plugin)
+{
+	struct profile p;
+	char file[600];
+
+	if (!preload_possible())
+		return;
+	snprintf(file, sizeof(file), "%s/io-host.data", scratch);
+	profile_run(&p, "io_host", PRELOAD, NULL, env_path("IO_PLUGIN"), file,
+		    NULL);
+	const struct row *t = one_row(&p, "consume", "trms");
+	const struct row *r = one_row(&p, "consume", "rms");
+	for (int i = 0; i < 2; i++) {
+		const struct row *row = i ? r : t;
+		ck_assert_msg(row->n == 16 && row->count == 2,
+			      "%s: consume %s: expected 2 activations of n = 16 "
+			      "(64 bytes, first reads), got %llu of n = %llu; "
+			      "report:\n%s",
+			      p.what, row->metric, row->count, row->n, p.text);
+		ck_assert_msg(row->induced_external == 16 &&
+				      row->induced_thread == 0,
+			      "%s: consume %s: expected 16 external reads (the "
+			      "half read after the plugin came; the half "
+			      "before it is a first access, of no kind), 0 "
+			      "thread; got %llu, %llu",
+			      p.what, row->metric, row->induced_external,
+			      row->induced_thread);
+		ck_assert_msg(row->min == 1 && row->max == 1 && row->sum == 2,
+			      "%s: consume cost: expected 1 event each, got "
+			      "min %llu max %llu sum %llu",
+			      p.what, row->min, row->max, row->sum);
+	}
+	profile_free(&p);
+}
+END_TEST
+
 static Suite *examples_suite(void)
 {
 	Suite *s = suite_create("examples");
@@ -742,6 +786,7 @@ static Suite *examples_suite(void)
 	tcase_add_test(tc, recv_loop_over_socketpair);
 	tcase_add_test(tc, stdio_getline_fgets_fread);
 	tcase_add_test(tc, writev_output_is_read);
+	tcase_add_test(tc, unannotated_host_io_before_plugin);
 	suite_add_tcase(s, tc);
 	return s;
 }
