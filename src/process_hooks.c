@@ -27,12 +27,31 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* The forking thread runs the library's code from here to the end of the
+ * fork handlers: a sample that finds it there is the library's time, not
+ * the program's. */
+static __thread bool fork_made_busy __attribute__((tls_model("initial-exec")));
+
+static void fork_busy(bool busy)
+{
+	struct trms_thread *t = thread_current;
+
+	if (busy && t && !t->busy) {
+		t->busy = fork_made_busy = true;
+	} else if (!busy && fork_made_busy) {
+		fork_made_busy = false;
+		if (t)
+			t->busy = false;
+	}
+}
+
 /* A sandboxed thread leaves the library alone (see sandbox_hooks.c): its
  * child, sandboxed too, has no use for it. */
 static void before_fork(void)
 {
 	if (thread_is_sandboxed())
 		return;
+	fork_busy(true);
 	pthread_mutex_lock(&runtime.flush_lock);
 	pthread_mutex_lock(&runtime.engine.renumber_lock);
 	pthread_mutex_lock(&runtime.lock);
@@ -58,6 +77,7 @@ static void after_fork_parent(void)
 		return;
 	urcu_bp_after_fork_parent();
 	unlock_all();
+	fork_busy(false);
 }
 
 static void after_fork_child(void)
@@ -72,6 +92,7 @@ static void after_fork_child(void)
 	runtime.start_realtime_ns = runtime_realtime_ns();
 	atomic_store(&runtime.finished, false);
 	thread_after_fork_child();
+	fork_busy(false);
 }
 
 void process_hooks_start(void)

@@ -133,10 +133,21 @@ static bool take(pthread_mutex_t *m, enum write_reason reason)
 	return false;
 }
 
+/* The library's own time in @t, metered: its calls' time taken out of
+ * the costs (with costs in ns) and its sample handler's. */
+static uint64_t library_ns(const struct trms_thread *t, double ns_per_tick)
+{
+	uint64_t ticks = __atomic_load_n(&t->cost.excluded, __ATOMIC_RELAXED) +
+			 cct_load(&t->sampler.handler_ticks);
+
+	return (uint64_t)((double)ticks * ns_per_tick + 0.5);
+}
+
 static void write_threads(struct profile_writer *w, size_t *skipped,
 			  uint64_t *dropped)
 {
 	struct trms_thread *t;
+	double ns_per_tick = clock_ns_per_tick();
 
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		struct thread_info info = {
@@ -157,6 +168,9 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 			.sampled = sampler_active(),
 			.samples = cct_load(&t->sampler.samples),
 			.cpu_ns = sampler_thread_cpu_ns(&t->sampler),
+			.library_samples = cct_load(
+				&t->sampler.dropped[DROP_IN_LIBRARY]),
+			.library_ns = library_ns(t, ns_per_tick),
 		};
 		profile_writer_thread(w, &info);
 	}

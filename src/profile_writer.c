@@ -207,7 +207,9 @@ void profile_writer_thread(struct profile_writer *w,
 	if (info->sampled) {
 		put_field(w, "samples", info->samples);
 		put_field(w, "cpu_ns", info->cpu_ns);
+		put_field(w, "library_samples", info->library_samples);
 	}
+	put_field(w, "library_ns", info->library_ns);
 	put(w, "\n");
 }
 

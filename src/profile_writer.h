@@ -55,6 +55,9 @@ struct thread_info {
 	uint64_t out_bytes, out_calls; /* data sent through hooked calls */
 	bool sampled;
 	uint64_t samples, cpu_ns;      /* call-stack samples, CPU time */
+	/* The library's own time in this thread: metered (ns), and the
+	 * samples that found the thread inside it. */
+	uint64_t library_ns, library_samples;
 };
 
 void profile_writer_thread(struct profile_writer *w,

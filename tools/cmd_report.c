@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "pprof_export.h"
 #include "profile_reader.h"
+#include "report_library.h"
 #include "report_output.h"
 #include "../src/profile_writer.h"
 
@@ -380,6 +381,7 @@ static int print_report(const struct settings *s, struct report *r,
 			printf("no regions and no call-stack samples in this "
 			       "profile\n");
 		}
+		report_print_library(&r->library, stdout);
 	}
 	view_free(&v);
 	return status;

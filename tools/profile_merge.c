@@ -133,6 +133,8 @@ int profile_merge_write(const struct profile_doc *doc, const char *path)
 			.sampled = th->sampled,
 			.samples = th->samples,
 			.cpu_ns = th->cpu_ns,
+			.library_ns = th->library_ns,
+			.library_samples = th->library_samples,
 		};
 		profile_writer_thread(w, &info);
 	}

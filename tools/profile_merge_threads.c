@@ -191,6 +191,8 @@ static void merge_thread(struct merge *m, const struct input_ref *refs,
 		th->sampled |= in->sampled;
 		merge_add(m, &th->samples, in->samples);
 		merge_add(m, &th->cpu_ns, in->cpu_ns);
+		merge_add(m, &th->library_ns, in->library_ns);
+		merge_add(m, &th->library_samples, in->library_samples);
 
 		find_origin(m, &refs[r], r == g->first ? &first : &o);
 		if (r == g->first) {

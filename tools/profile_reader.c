@@ -219,6 +219,8 @@ static int read_thread_field(struct reading *r, struct profile_thread *th,
 		{ COUNTER(in_bytes), false },  { COUNTER(in_calls), false },
 		{ COUNTER(out_bytes), false }, { COUNTER(out_calls), false },
 		{ COUNTER(samples), true },    { COUNTER(cpu_ns), true },
+		{ COUNTER(library_samples), true },
+		{ COUNTER(library_ns), false },
 	};
 #undef COUNTER
 	char *value = strchr(field, '=');

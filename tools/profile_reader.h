@@ -38,6 +38,8 @@ struct profile_thread {
 	uint64_t in_bytes, in_calls, out_bytes, out_calls;
 	bool sampled; /* the line had samples= or cpu_ns= (sampling was on) */
 	uint64_t samples, cpu_ns;
+	/* The library's own time: metered, and samples inside it. */
+	uint64_t library_ns, library_samples;
 };
 
 struct profile_tuple {

@@ -210,6 +210,18 @@ static void put_tree(FILE *out, const struct view_node *n)
 	fputs("]}", out);
 }
 
+static void put_library(FILE *out, const struct library_share *s)
+{
+	fputs(",\"library\":{", out);
+	fprintf(out, "\"metered_ns\":%" PRIu64, s->ns);
+	boolean(out, "calls_timed", s->timed);
+	if (s->sampled) {
+		u64(out, "samples", s->samples);
+		u64(out, "samples_in_library", s->in_library);
+	}
+	fputc('}', out);
+}
+
 void report_print_json(const struct report *r, const struct view *tree,
 		       char *const *profiles, size_t n_profiles, FILE *out)
 {
@@ -238,5 +250,6 @@ void report_print_json(const struct report *r, const struct view *tree,
 		fputs(",\"call_tree\":", out);
 		put_tree(out, &tree->root);
 	}
+	put_library(out, &r->library);
 	fputs("}\n", out);
 }

@@ -184,6 +184,7 @@ int report_build(struct report *r, struct profile_doc *docs, size_t n_docs,
 {
 	memset(r, 0, sizeof(*r));
 	r->opt = *opt;
+	library_share(docs, n_docs, &r->library);
 	int status = read_rows(r, docs, n_docs, err, errlen);
 	if (status)
 		return status;

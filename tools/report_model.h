@@ -14,6 +14,7 @@
 
 #include "growth.h"
 #include "profile_reader.h"
+#include "report_library.h"
 
 /* One merged tuple, keyed by text so that profiles combine. */
 struct report_row {
@@ -63,6 +64,7 @@ struct report {
 	struct report_region **regions; /* each allocated alone: they hold
 					   pointers into themselves */
 	size_t n_regions;
+	struct library_share library; /* the profiler's own time */
 };
 
 /* Read the tuples of @docs into @r and compute every region.

@@ -7,6 +7,10 @@
  *                     0.6 s in parent_burn, stops its companion, waits for
  *                     the child and exits with 0, or 4 if the child did
  *                     not exit 0.  Prints "child ok" then.
+ *   sm_fork forks N   a companion thread burns CPU all along; main forks
+ *                     N children one after another, each of which exits
+ *                     at once (_exit), and waits for each.  Prints
+ *                     "forks N"; exit 0 (3 if a fork failed).
  *   sm_fork threads   500 threads, 25 at a time, each burning 3 ms of CPU
  *                     in thread_burn and then ending; each batch is
  *                     joined before the next starts.  Prints
@@ -17,7 +21,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,6 +85,28 @@ SM_NOINLINE static int run_fork(void)
 	return 0;
 }
 
+SM_NOINLINE static int run_forks(int n)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, companion, NULL))
+		return 3;
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+		if (pid < 0)
+			return 3;
+		if (pid == 0) /* past the library: no profile of its own */
+			syscall(SYS_exit_group, 0);
+		if (waitpid(pid, NULL, 0) != pid)
+			return 3;
+	}
+	atomic_store(&stop, 1);
+	if (pthread_join(t, NULL))
+		return 3;
+	printf("forks %d\n", n);
+	return 0;
+}
+
 SM_NOINLINE static void thread_burn(void)
 {
 	SM_BURN_CPU(0.003);
@@ -116,6 +144,8 @@ int main(int argc, char **argv)
 		return run_fork();
 	if (argc > 1 && !strcmp(argv[1], "threads"))
 		return run_threads();
-	fprintf(stderr, "usage: sm_fork fork|threads\n");
+	if (argc > 2 && !strcmp(argv[1], "forks"))
+		return run_forks(atoi(argv[2]));
+	fprintf(stderr, "usage: sm_fork fork|forks N|threads\n");
 	return 2;
 }

@@ -1710,6 +1710,49 @@ START_TEST(fork_while_sampling)
 }
 END_TEST
 
+/* The library's fork handlers are its own time: a process that forks all
+ * the time has none of their frames in its tree, and its thread line
+ * counts the samples that found it there. */
+START_TEST(fork_handlers_are_library_time)
+{
+	static const char *const ours[] = {
+		"after_fork_parent", "after_fork_child", "unlock_all",
+		"urcu_bp_before_fork", "urcu_bp_after_fork_parent",
+	};
+	char *dir = make_dir("forks");
+	char *argv[] = { helper("sm-fork"), "forks", "400", NULL };
+	struct env env;
+	struct run r;
+	struct profile_doc doc;
+	struct tree t;
+
+	env_sampled(&env, dir, 1000, "cpu");
+	run_in(dir, argv, env.v, SM_DEADLINE, &r);
+	expect_status(&r, 0);
+	ck_assert_str_eq(r.out, "forks 400\n");
+	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
+	tree_build(&t, &doc);
+	uint64_t library = 0;
+	for (size_t i = 0; i < doc.n_threads; i++)
+		library += doc.threads[i].library_samples;
+	printf("forks: %" PRIu64 " samples in the tree, %" PRIu64
+	       " inside the library\n",
+	       meta_u64(&doc, "samples"), library);
+	for (size_t i = 0; i < t.n; i++)
+		for (size_t k = 0; k < sizeof(ours) / sizeof(ours[0]); k++)
+			SM_CHECK(strcmp(t.label[i], ours[k]),
+				 "%s: the library's %s is in the program's "
+				 "tree (%" PRIu64 " samples under it)",
+				 r.command, ours[k], t.samples[i]);
+	tree_free(&t);
+	profile_doc_free(&doc);
+	run_free(&r);
+	env_free(&env);
+	free(argv[0]);
+	free(dir);
+}
+END_TEST
+
 START_TEST(five_hundred_threads)
 {
 	const unsigned hz = 1000;
@@ -1871,6 +1914,7 @@ int main(void)
 	tcase_add_test(tc, plugin_reloaded_many_times);
 	tc = tcase(s, "fork", 120);
 	tcase_add_test(tc, fork_while_sampling);
+	tcase_add_test(tc, fork_handlers_are_library_time);
 	tc = tcase(s, "threads", 120);
 	tcase_add_test(tc, five_hundred_threads);
 	tc = tcase(s, "sigtrap", 120);
