@@ -27,9 +27,16 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* The forking thread runs the library's code from here to the end of the
- * fork handlers: a sample that finds it there is the library's time, not
- * the program's. */
+/*
+ * Whose time is it?  The handlers' own work is the library's: a sample
+ * that finds the thread there is counted as such (busy).  But
+ * urcu_bp_before_fork blocks every signal until after the fork, so the
+ * samples due during the fork system call itself (the kernel copying the
+ * address space: the program's call, its own time) are delivered when
+ * urcu_bp_after_fork_parent unblocks them; those are charged to the
+ * program's call of fork, the library's frames cut off
+ * (sampler_charge_caller).
+ */
 static __thread bool fork_made_busy __attribute__((tls_model("initial-exec")));
 
 static void fork_busy(bool busy)
@@ -59,6 +66,8 @@ static void before_fork(void)
 	region_lock_for_fork();
 	cds_lfs_pop_lock(&runtime.engine.pool.idle);
 	urcu_bp_before_fork();
+	/* Every signal is blocked now, until after the fork. */
+	fork_busy(false);
 }
 
 static void unlock_all(void)
@@ -75,9 +84,10 @@ static void after_fork_parent(void)
 {
 	if (thread_is_sandboxed())
 		return;
+	sampler_charge_caller(true);
 	urcu_bp_after_fork_parent();
 	unlock_all();
-	fork_busy(false);
+	sampler_charge_caller(false);
 }
 
 static void after_fork_child(void)
@@ -86,6 +96,7 @@ static void after_fork_child(void)
 		atomic_store(&runtime_state, -1);
 		return;
 	}
+	fork_busy(true);
 	urcu_bp_after_fork_child();
 	unlock_all();
 	runtime.pid = getpid();

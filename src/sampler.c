@@ -136,6 +136,27 @@ static bool in_own_module(uintptr_t ip)
 	       module == sampler.own_module;
 }
 
+/* See sampler_charge_caller. */
+static __thread bool charge_caller __attribute__((tls_model("initial-exec")));
+
+void sampler_charge_caller(bool on)
+{
+	charge_caller = on;
+}
+
+/* The frame of @ip[0..@n) that called the library's frames nearest the
+ * leaf (0 if there are none): those, and what they called, cut off. */
+static unsigned caller_of_library(const uintptr_t *ip, unsigned n)
+{
+	unsigned i = 0;
+
+	while (i < n && !in_own_module(ip[i]))
+		i++;
+	while (i < n && in_own_module(ip[i]))
+		i++;
+	return i < n ? i : 0;
+}
+
 static struct cct_step frame_step(uintptr_t ip)
 {
 	uint32_t module;
@@ -238,11 +259,12 @@ static void take_sample(struct trms_thread *t, void *uctx, uint64_t periods)
 		drop(s, DROP_UNWIND, periods);
 		return;
 	}
-	if (in_own_module(x->ip[0])) {
+	unsigned first = charge_caller ? caller_of_library(x->ip, n) : 0;
+	if (in_own_module(x->ip[first])) {
 		drop(s, DROP_IN_LIBRARY, periods);
 		return;
 	}
-	unsigned len = build_path(t, x->ip, x->sp, 0, n, x->path,
+	unsigned len = build_path(t, x->ip, x->sp, first, n, x->path,
 				  CCT_MAX_DEPTH);
 	struct cct_node *leaf = cct_insert(&s->cct, x->path, len);
 	if (!leaf) {

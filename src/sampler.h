@@ -123,6 +123,12 @@ void signal_forward(int sig, siginfo_t *info, void *uctx);
  * and SIGINT, no longer needs it.  Not async-signal-safe. */
 void signal_give_back(int sig);
 
+/* While set on the calling thread, a sample is charged to the program's
+ * frame that called into the library: the library's frames, and what
+ * they called, are cut off (for samples that were due before, while the
+ * library kept signals blocked around a call of the program's). */
+void sampler_charge_caller(bool on);
+
 /* Sampling was asked for (TRMS_SAMPLE_HZ > 0) and set up. */
 bool sampler_active(void);
 
