@@ -99,14 +99,15 @@ static int access_memory(unw_addr_space_t as, unw_word_t addr,
 		 * context): as libunwind itself does it. */
 		if (w)
 			return -UNW_EINVAL;
-		*(unw_word_t *)addr = *val;
+		memcpy((void *)addr, val, sizeof(*val));
 		return 0;
 	}
 	if (!w)
 		return read_checked(addr, val);
 	if (!readable(w, (uintptr_t)addr))
 		return -UNW_EINVAL;
-	*val = *(const unw_word_t *)addr;
+	/* Unwind tables are read at any alignment. */
+	memcpy(val, (const void *)addr, sizeof(*val));
 	return 0;
 }
 
