@@ -15,6 +15,7 @@ int log_verbosity;
 
 static const char *const kind_prefix[] = {
 	[LOG_CLIENT] = "trms: usage error: ",
+	[LOG_ENVIRONMENT] = "trms: ",
 	[LOG_INTERNAL] = "trms: internal error: ",
 	[LOG_INFO] = "trms: ",
 	[LOG_DEBUG] = "trms: debug: ",

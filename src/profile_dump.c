@@ -6,6 +6,7 @@
 #include "runtime.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 #include "log.h"
 #include "output.h"
 #include "profile_writer.h"
+#include "real.h"
+#include "run_link.h"
 #include "sys.h"
 
 /* Written under flush_lock; too big for a thread's stack to be sure. */
@@ -117,22 +120,6 @@ static void log_sampling_summary(void)
 		 (double)s.handler_ns / 1e6);
 }
 
-/* Take @m; in an abrupt write (a signal handler may have interrupted the
- * lock's owner, perhaps in this very thread) only try for a while. */
-static bool take(pthread_mutex_t *m, enum write_reason reason)
-{
-	if (reason != WRITE_ABRUPT) {
-		pthread_mutex_lock(m);
-		return true;
-	}
-	for (int i = 0; i < 2000; i++) {
-		if (pthread_mutex_trylock(m) == 0)
-			return true;
-		sched_yield();
-	}
-	return false;
-}
-
 static void write_threads(struct profile_writer *w, size_t *skipped,
 			  uint64_t *dropped)
 {
@@ -170,26 +157,256 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 	}
 }
 
-int runtime_write_profile(enum write_reason reason)
+/* The thread holding flush_lock (0: none): an abrupt write on that very
+ * thread interrupted it, and waiting would be for ever. */
+static atomic_int flush_owner;
+
+/* How long an abrupt write waits for another thread's write to end. */
+#define ABRUPT_WAIT_NS 2000000000ull
+
+/* Take @m; in an abrupt write (a signal handler may have interrupted the
+ * lock's owner, perhaps in this very thread) only try for a while. */
+static bool take(pthread_mutex_t *m, enum write_reason reason)
 {
-	struct profile_writer *w = &writer;
-	char path[CONFIG_PATH_MAX] = "";
+	if (reason != WRITE_ABRUPT) {
+		pthread_mutex_lock(m);
+		return true;
+	}
+	uint64_t give_up = clock_monotonic_ns() + ABRUPT_WAIT_NS;
+	for (int i = 0;; i++) {
+		if (pthread_mutex_trylock(m) == 0)
+			return true;
+		if (m == &runtime.flush_lock &&
+		    atomic_load(&flush_owner) == gettid())
+			return false;
+		if (clock_monotonic_ns() > give_up)
+			return false;
+		if (i < 100) {
+			sched_yield();
+		} else {
+			struct timespec ms = { 0, 1000000 };
+			syscall(SYS_nanosleep, &ms, NULL);
+		}
+	}
+}
+
+static bool take_flush_lock(enum write_reason reason)
+{
+	if (!take(&runtime.flush_lock, reason))
+		return false;
+	atomic_store(&flush_owner, gettid());
+	return true;
+}
+
+static void release_flush_lock(void)
+{
+	atomic_store(&flush_owner, 0);
+	pthread_mutex_unlock(&runtime.flush_lock);
+}
+
+/* Block what could interrupt the write on this thread: every signal but
+ * the faults (which cannot wait) and the sampling signals.  A handler of
+ * the program's that ends the process (_exit in a SIGTERM handler) then
+ * runs after the write, not in the middle of it; a signal aimed at the
+ * whole process goes to another thread or waits as long. */
+static void block_signals(sigset_t *saved)
+{
+	static const int keep[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+				    SIGTRAP, SIGSYS, SIGABRT };
+	sigset_t set;
+
+	sigfillset(&set);
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		sigdelset(&set, keep[i]);
+	if (sampler_signal() > 0)
+		sigdelset(&set, sampler_signal());
+	REAL(pthread_sigmask)(SIG_BLOCK, &set, saved);
+}
+
+static void restore_signals(const sigset_t *saved)
+{
+	REAL(pthread_sigmask)(SIG_SETMASK, saved, NULL);
+}
+
+/* Whether the process recorded anything at all: a tuple, a sample, data
+ * through a hooked call. */
+static bool recorded_something(void)
+{
+	struct trms_thread *t;
+	bool any = false;
+
+	pthread_mutex_lock(&runtime.lock);
+	cds_list_for_each_entry(t, &runtime.threads, link) {
+		if (__atomic_load_n(&t->profile.used, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&t->in_calls, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&t->out_calls, __ATOMIC_RELAXED) ||
+		    cct_load(&t->sampler.samples)) {
+			any = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&runtime.lock);
+	return any;
+}
+
+/* Everything after the header line.  @return 0 or -errno. */
+static int write_body(struct profile_writer *w, enum write_reason reason)
+{
 	size_t skipped = 0;
 	uint64_t dropped = 0;
+
+	write_meta(w);
+	for (uint32_t id = 0; id < region_count(); id++)
+		profile_writer_region(w, id, region_name(id));
+	if (!take(&runtime.lock, reason))
+		return -EBUSY;
+	write_threads(w, &skipped, &dropped);
+	/* Names are looked up in the objects' files: not from a signal
+	 * handler or _exit, where trms report does it instead. */
+	sample_dump(w, reason != WRITE_ABRUPT);
+	pthread_mutex_unlock(&runtime.lock);
+	profile_writer_meta_u64(w, "tuples_skipped", skipped);
+	profile_writer_meta_u64(w, "tuples_dropped", dropped);
+	return 0;
+}
+
+/* Write the profile file at @path.  @return 0 or -errno, with words for
+ * it in *@why. */
+static int write_file(const char *path, enum write_reason reason,
+		      const char **why)
+{
+	struct profile_writer *w = &writer;
+	int rc = profile_writer_open(w, path);
+
+	if (!rc) {
+		rc = write_body(w, reason);
+		if (rc)
+			profile_writer_abort(w);
+		else
+			rc = profile_writer_commit(w);
+	}
+	*why = profile_file_error(&w->file, rc);
+	return rc;
+}
+
+/* Hand the profile to trms run.  @return 0 (@where: the file it wrote),
+ * -errno trms run answered (@where: its words), or 1 if trms run could
+ * not be reached or the connection broke: nothing was kept. */
+static int deliver(bool last, enum write_reason reason, char *where,
+		   size_t len)
+{
+	struct profile_writer *w = &writer;
+	struct run_message m = { .kind = RUN_PROFILE, .last = last };
+	struct run_delivery d;
+
+	if (run_link_open(&d, &m))
+		return 1;
+	profile_writer_start(w, run_link_send, &d);
+	int rc = write_body(w, reason);
+	if (!rc)
+		rc = profile_writer_end(w);
+	if (!rc)
+		rc = run_link_finish(&d, where, len);
+	run_link_close(&d);
+	return rc == -ECONNABORTED || rc == -EBUSY ? 1 : rc;
+}
+
+/* Under trms run, with a template whose directory does not depend on the
+ * process: trms run writes the profile. */
+static bool delivering(void)
+{
+	const char *slash = strrchr(config.output, '/');
+
+	return run_link_active() &&
+	       !(slash && memchr(config.output, '%',
+				 (size_t)(slash - config.output)));
+}
+
+/* The final write at a normal exit: 0 before, 1 while it lasts, 2 after
+ * (exit_written_ns: when it ended). */
+static atomic_int exit_phase;
+static _Atomic uint64_t exit_written_ns;
+
+/* How long after the exit's write a terminating signal still counts as
+ * having come too late: the process would be gone. */
+#define EXIT_GRACE_NS 10000000ull
+
+bool runtime_exiting(void)
+{
+	int phase = atomic_load(&exit_phase);
+
+	return phase == 1 ||
+	       (phase == 2 && clock_monotonic_ns() <
+				      atomic_load(&exit_written_ns) +
+					      EXIT_GRACE_NS);
+}
+
+/* The profile of a process that recorded nothing: under trms run, a
+ * word to it instead (unless it asked for every profile). */
+static bool skip_empty(bool last)
+{
+	if (!run_link_active() || run_link_keeps_empty() ||
+	    recorded_something())
+		return false;
+	struct run_message m = { .kind = RUN_EMPTY, .last = last };
+	run_link_note(&m);
+	return true;
+}
+
+/* Write the profile here (the template's directory depends on the
+ * process, or trms run cannot be reached: gone, another network
+ * namespace, a sandbox), and tell trms run if there is one. */
+static int write_here(bool last, enum write_reason reason, char *path,
+		      size_t len, const char **why)
+{
+	int rc = output_path(config.output, path, len);
+
+	if (rc)
+		*why = strerror(-rc);
+	else
+		rc = write_file(path, reason, why);
+	if (run_link_active()) {
+		struct run_message m = {
+			.kind = rc ? RUN_FAILED : RUN_WRITTEN,
+			.last = last,
+			.path = path,
+			.error = -rc,
+			.reason = *why,
+		};
+		run_link_note(&m);
+	}
+	return rc;
+}
+
+int runtime_write_profile(enum write_reason reason)
+{
+	bool last = reason == WRITE_EXIT || reason == WRITE_ABRUPT;
+	char path[CONFIG_PATH_MAX] = "";
+	const char *why = NULL;
+	bool empty = false;
+	sigset_t saved;
 	int rc;
 
 	if (!runtime_own_process())
 		return 0;
-	if (!take(&runtime.flush_lock, reason)) {
-		log_internal("profile not written: another thread was writing "
-			     "it when the process ended");
+	if (reason == WRITE_EXIT)
+		atomic_store(&exit_phase, 1);
+	block_signals(&saved);
+	if (!take_flush_lock(reason)) {
+		/* Whoever holds the profile will not finish it: nothing of
+		 * it may stay behind. */
+		profile_file_discard(&writer.file);
+		restore_signals(&saved);
+		log_info("profile not written: another thread was writing it "
+			 "when the process ended");
 		return -EBUSY;
 	}
 	if (atomic_load(&runtime.finished)) {
-		pthread_mutex_unlock(&runtime.flush_lock);
+		release_flush_lock();
+		restore_signals(&saved);
 		return 0;
 	}
-	if (reason != WRITE_FLUSH && reason != WRITE_EXEC) {
+	if (last) {
 		/* The last write: the calling thread's open regions end now
 		 * (unless it was interrupted inside the library, whose state
 		 * it was changing). */
@@ -201,53 +418,40 @@ int runtime_write_profile(enum write_reason reason)
 		}
 		atomic_store(&runtime.finished, true);
 	}
-	rc = output_path(config.output, path, sizeof(path));
-	if (rc)
-		goto out;
-	/* The file is renamed over the destination: never over a device,
-	 * a pipe or a directory someone pointed TRMS_OUTPUT at (a symbolic
-	 * link is replaced, not followed). */
-	struct stat st;
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
-	    !S_ISLNK(st.st_mode)) {
-		rc = -EEXIST;
-		log_internal("cannot write the profile to %s: it exists and is "
-			     "not a regular file",
-			     path);
-		goto out_quiet;
+	empty = skip_empty(last);
+	if (empty) {
+		rc = 0;
+	} else {
+		writer.scale =
+			config.cost == COST_NS ? clock_ns_per_tick() : 1.0;
+		rc = delivering() ? deliver(last, reason, path, sizeof(path))
+				  : 1;
+		if (rc < 0)
+			why = path; /* trms run's words */
+		else if (rc == 1)
+			rc = write_here(last, reason, path, sizeof(path), &why);
 	}
-	w->scale = config.cost == COST_NS ? clock_ns_per_tick() : 1.0;
-	rc = profile_writer_open(w, path);
-	if (rc)
-		goto out;
-	write_meta(w);
-	for (uint32_t id = 0; id < region_count(); id++)
-		profile_writer_region(w, id, region_name(id));
-	if (!take(&runtime.lock, reason)) {
-		profile_writer_abort(w);
-		rc = -EBUSY;
-		goto out;
+	release_flush_lock();
+	restore_signals(&saved);
+	if (reason == WRITE_EXIT) {
+		atomic_store(&exit_written_ns, clock_monotonic_ns());
+		atomic_store(&exit_phase, 2);
 	}
-	write_threads(w, &skipped, &dropped);
-	/* Names are looked up in the objects' files: not from a signal
-	 * handler or _exit, where trms report does it instead. */
-	sample_dump(w, reason != WRITE_ABRUPT);
-	pthread_mutex_unlock(&runtime.lock);
-	profile_writer_meta_u64(w, "tuples_skipped", skipped);
-	profile_writer_meta_u64(w, "tuples_dropped", dropped);
-	rc = profile_writer_commit(w);
-out:
-	if (rc)
-		log_internal("cannot write the profile to %s: %s", path,
-			     strerror(-rc));
-out_quiet:
-	pthread_mutex_unlock(&runtime.flush_lock);
-	if (!rc && reason != WRITE_FLUSH && reason != WRITE_EXEC) {
+	if (rc && why == path)
+		log_info("trms run could not write the profile: %s", why);
+	else if (rc && (run_link_active() || rc == -EBUSY))
+		/* trms run says it, or it is the library's own trouble. */
+		log_info("profile not written to %s: %s", path, why);
+	else if (rc)
+		log_environment("cannot write the profile to %s: %s", path,
+				why);
+	else if (empty && last)
+		log_info("nothing recorded (no samples, regions or I/O): no "
+			 "profile");
+	else if (last)
 		log_info("profile written to %s (shadow memory %zu KiB)", path,
 			 engine_shadow_bytes(&runtime.engine) >> 10);
+	if (!rc && last)
 		log_sampling_summary();
-	}
-	if (reason != WRITE_FLUSH || rc)
-		run_report_note(path, rc);
 	return rc;
 }

@@ -128,6 +128,13 @@ enum write_reason {
  * regions, and later writes do nothing.  @return 0 or -errno. */
 int runtime_write_profile(enum write_reason reason);
 
+/* The process is past the program's exit: the final profile is being
+ * written at a normal exit, or was a moment ago.  A terminating signal
+ * now comes too late to matter (without the library the process would
+ * be gone): the library's SIGTERM and SIGINT handler lets it pass.
+ * Async-signal-safe. */
+bool runtime_exiting(void);
+
 struct profile_writer;
 
 /* The sampled call trees and the sampler's totals, into @w; with names
