@@ -4,6 +4,9 @@
 #include "log.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +23,25 @@ static const char *const kind_prefix[] = {
 	[LOG_INFO] = "trms: ",
 	[LOG_DEBUG] = "trms: debug: ",
 };
+
+/* Write to stderr without raising SIGPIPE in the program if its stderr is
+ * a pipe nobody reads any more: SIGPIPE is blocked meanwhile, and the one
+ * the write raised (if none was pending before) is taken back. */
+static void write_quietly(const char *text, size_t len)
+{
+	sigset_t pipe_only, saved, pending;
+	struct timespec now = { 0, 0 };
+
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	sigpending(&pending);
+	bool was_pending = sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_only, &saved);
+	ssize_t n = sys_write(STDERR_FILENO, text, len);
+	if (n < 0 && errno == EPIPE && !was_pending)
+		sigtimedwait(&pipe_only, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
 
 static void log_write(enum log_kind kind, const char *suffix, const char *fmt,
 		      va_list ap)
@@ -46,8 +68,7 @@ static void log_write(enum log_kind kind, const char *suffix, const char *fmt,
 	}
 	line[len++] = '\n';
 	/* One write: a line from another thread cannot land in the middle. */
-	ssize_t ignored = sys_write(STDERR_FILENO, line, len);
-	(void)ignored;
+	write_quietly(line, len);
 	errno = saved_errno;
 }
 

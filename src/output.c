@@ -6,6 +6,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "output_template.h"
 #include "profile_file.h"
 #include "sys.h"
 
@@ -57,17 +58,6 @@ const char *output_program_name(void)
 	return program[0] ? program : "program";
 }
 
-static int append(char *out, size_t outlen, size_t *len, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (*len + n >= outlen)
-		return -ENAMETOOLONG;
-	memcpy(out + *len, s, n + 1);
-	*len += n;
-	return 0;
-}
-
 void output_check_directory(const char *path)
 {
 	const char *why;
@@ -80,34 +70,19 @@ void output_check_directory(const char *path)
 
 int output_expand(const char *template, pid_t pid, char *out, size_t outlen)
 {
-	size_t len = 0;
-	char piece[32];
-	int rc = 0;
+	size_t used = 0;
 
-	out[0] = '\0';
+	if (outlen)
+		out[0] = '\0';
 	if (template[0] != '/' && start_dir[0]) {
-		rc = append(out, outlen, &len, start_dir);
-		if (!rc)
-			rc = append(out, outlen, &len, "/");
+		used = strlen(start_dir);
+		if (used + 1 >= outlen)
+			return -ENAMETOOLONG;
+		memcpy(out, start_dir, used);
+		out[used++] = '/';
 	}
-	for (const char *p = template; *p && !rc; p++) {
-		if (*p == '%' && p[1] == 'p') {
-			snprintf(piece, sizeof(piece), "%d", (int)pid);
-			rc = append(out, outlen, &len, piece);
-			p++;
-		} else if (*p == '%' && p[1] == 'e') {
-			rc = append(out, outlen, &len, output_program_name());
-			p++;
-		} else if (*p == '%' && p[1] == '%') {
-			rc = append(out, outlen, &len, "%");
-			p++;
-		} else {
-			piece[0] = *p;
-			piece[1] = '\0';
-			rc = append(out, outlen, &len, piece);
-		}
-	}
-	return rc;
+	return template_expand(template, (long)pid, output_program_name(), out,
+			       outlen, used);
 }
 
 unsigned long long output_process_start(void)
@@ -162,19 +137,6 @@ static bool earlier_image(const char *path)
 	       output_process_start() != 0;
 }
 
-/* @path with ".@n" before its ".trms" (or at its end). */
-static int suffixed(const char *path, unsigned n, char *out, size_t outlen)
-{
-	size_t len = strlen(path);
-	const char *ext = len >= 5 && !strcmp(path + len - 5, ".trms")
-				  ? ".trms"
-				  : "";
-	size_t stem = len - strlen(ext);
-	int w = snprintf(out, outlen, "%.*s.%u%s", (int)stem, path, n, ext);
-
-	return w < 0 || (size_t)w >= outlen ? -ENAMETOOLONG : 0;
-}
-
 int output_path(const char *template, char *out, size_t outlen)
 {
 	static char chosen[CONFIG_PATH_MAX];
@@ -192,7 +154,7 @@ int output_path(const char *template, char *out, size_t outlen)
 		return rc ? rc : -ENAMETOOLONG;
 	strcpy(out, expanded);
 	for (unsigned n = 1; !rc && earlier_image(out) && n < 1000; n++)
-		rc = suffixed(expanded, n, out, outlen);
+		rc = template_suffixed(expanded, n, out, outlen);
 	if (rc)
 		return rc;
 	if (strlen(out) < sizeof(chosen)) {

@@ -102,8 +102,11 @@ __attribute__((destructor)) static void trms_destructor(void)
 {
 	if (atomic_load(&runtime_state) != 1)
 		return;
+	runtime_exit_begin();
 	uint64_t start = clock_monotonic_ns();
+	log_debug("exit: writing the profile");
 	runtime_write_profile(WRITE_EXIT);
+	runtime_exit_end();
 	/* What the exit costs the process (TRMS_VERBOSE=2). */
 	log_debug("exit: profile written in %.3f ms",
 		  (double)(clock_monotonic_ns() - start) / 1e6);

@@ -331,6 +331,17 @@ static _Atomic uint64_t exit_written_ns;
  * having come too late: the process would be gone. */
 #define EXIT_GRACE_NS 10000000ull
 
+void runtime_exit_begin(void)
+{
+	atomic_store(&exit_phase, 1);
+}
+
+void runtime_exit_end(void)
+{
+	atomic_store(&exit_written_ns, clock_monotonic_ns());
+	atomic_store(&exit_phase, 2);
+}
+
 bool runtime_exiting(void)
 {
 	int phase = atomic_load(&exit_phase);
@@ -389,8 +400,6 @@ int runtime_write_profile(enum write_reason reason)
 
 	if (!runtime_own_process())
 		return 0;
-	if (reason == WRITE_EXIT)
-		atomic_store(&exit_phase, 1);
 	block_signals(&saved);
 	if (!take_flush_lock(reason)) {
 		/* Whoever holds the profile will not finish it: nothing of
@@ -433,10 +442,6 @@ int runtime_write_profile(enum write_reason reason)
 	}
 	release_flush_lock();
 	restore_signals(&saved);
-	if (reason == WRITE_EXIT) {
-		atomic_store(&exit_written_ns, clock_monotonic_ns());
-		atomic_store(&exit_phase, 2);
-	}
 	if (rc && why == path)
 		log_info("trms run could not write the profile: %s", why);
 	else if (rc && (run_link_active() || rc == -EBUSY))

@@ -128,6 +128,12 @@ enum write_reason {
  * regions, and later writes do nothing.  @return 0 or -errno. */
 int runtime_write_profile(enum write_reason reason);
 
+/* Around the last profile's write at a normal exit (the destructor):
+ * from the program's exit on, terminating signals come too late (see
+ * runtime_exiting). */
+void runtime_exit_begin(void);
+void runtime_exit_end(void);
+
 /* The process is past the program's exit: the final profile is being
  * written at a normal exit, or was a moment ago.  A terminating signal
  * now comes too late to matter (without the library the process would
