@@ -72,6 +72,9 @@ struct trms_thread {
 	 * relaxed atomic stores, read by the profile writer. */
 	uint64_t in_bytes, in_calls, out_bytes, out_calls;
 	bool dead;        /* exited: only the profile remains */
+	/* When the thread started and ended (monotonic ns; until 0 while it
+	 * runs): its elapsed time, what a wall-clock sampler samples. */
+	uint64_t alive_from_ns, alive_until_ns;
 	struct cds_list_head link; /* in runtime.threads, by ordinal */
 	struct sampler_thread sampler;
 };

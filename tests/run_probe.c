@@ -9,6 +9,8 @@
  *                          (not SIGUSR2), print "ready", and exit with the
  *                          number of the first signal that comes (after
  *                          printing "got N"); exit 99 after 20 s
+ *   run_probe count SIG MS handle signal SIG, print "ready", and after MS
+ *                          milliseconds print "count N": how many came
  *   run_probe nobody       fork a child that writes to a pipe, becomes
  *                          user and group 65534 (nobody) and exits; exit
  *                          with its status
@@ -97,6 +99,29 @@ static int wait_signal(void)
 		return 99;
 	printf("got %d\n", (int)got);
 	return got;
+}
+
+static volatile sig_atomic_t counted;
+
+static void count_signal(int sig)
+{
+	(void)sig;
+	counted++;
+}
+
+static int count_signals(int sig, long ms)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = count_signal;
+	sigaction(sig, &sa, NULL);
+	printf("ready\n");
+	fflush(stdout);
+	for (long t = 0; t < ms; t += 10)
+		pause_ms(10);
+	printf("count %d\n", (int)counted);
+	return 0;
 }
 
 static int drop_to_nobody(void)
@@ -218,13 +243,15 @@ int main(int argc, char **argv)
 		return show_signals();
 	if (!strcmp(mode, "wait"))
 		return wait_signal();
+	if (!strcmp(mode, "count") && argc > 3)
+		return count_signals(atoi(argv[2]), atol(argv[3]));
 	if (!strcmp(mode, "nobody"))
 		return drop_to_nobody();
 	if (!strcmp(mode, "daemon") && argc > 2)
 		return daemon_after(atol(argv[2]));
 	if (!strcmp(mode, "exit-race") && argc > 2)
 		return exit_race(atoi(argv[2]), argc > 3 ? argv[3] : "exiting");
-	fprintf(stderr, "usage: run_probe signals|wait|nobody|daemon MS|"
-			"exit-race N\n");
+	fprintf(stderr, "usage: run_probe signals|wait|count SIG MS|nobody|"
+			"daemon MS|exit-race N [TEXT]\n");
 	return 2;
 }
