@@ -501,7 +501,6 @@ static int set_environment(const struct run_options *o, const char *library,
 {
 	if (o->verbose)
 		setenv("TRMS_VERBOSE", o->verbose > 1 ? "2" : "1", 1);
-	unsetenv("TRMS_RUN_REPORT"); /* of older versions */
 	if (set_preload(library) || setenv("TRMS_OUTPUT", p->template, 1) ||
 	    setenv(RUN_SOCKET_VARIABLE, c->variable, 1)) {
 		fprintf(stderr, "trms run: cannot set the environment\n");
