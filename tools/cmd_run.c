@@ -56,12 +56,15 @@ static const char usage[] =
 	"Options (most set the library's environment variable named after\n"
 	"them; see `trms help` for all of them):\n"
 	"  -o, --output TEMPLATE  where profiles go: a directory (an existing\n"
-	"                         one, or a path ending in /), or a file name\n"
-	"                         template, %p the pid, %e the program's name\n"
-	"                         (e.g. prof/%e.%p.trms); relative to trms\n"
-	"                         run's working directory.  If the template's\n"
-	"                         directory part has a %, each process writes\n"
-	"                         its profile itself, where its user may\n"
+	"                         one, or a path ending in /, made if it is\n"
+	"                         missing), or a file name template, %p the\n"
+	"                         pid, %e the program's name (e.g.\n"
+	"                         prof/%e.%p.trms; two processes given the\n"
+	"                         same name get NAME.1.trms, ...); relative\n"
+	"                         to trms run's working directory.  If the\n"
+	"                         template's directory part has a %, each\n"
+	"                         process writes its profile itself, where\n"
+	"                         its user may\n"
 	"      --all              keep the profiles of processes that\n"
 	"                         recorded nothing too\n"
 	"  -g, --granularity K    TRMS_GRANULARITY: 1, 2, 4, 8 or 16\n"
@@ -238,7 +241,10 @@ static int choose_place(struct place *p, const char *output,
 	size_t len = strlen(output);
 	if (output[len - 1] == '/' ||
 	    (stat(absolute, &st) == 0 && S_ISDIR(st.st_mode))) {
-		/* A directory. */
+		/* A directory; "DIR/" is made if need be (not its
+		 * parents). */
+		if (output[len - 1] == '/' && mkdir(absolute, 0777) == 0)
+			p->created = true;
 		p->directory = absolute;
 		while (strlen(p->directory) > 1 &&
 		       p->directory[strlen(p->directory) - 1] == '/')
