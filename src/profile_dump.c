@@ -6,11 +6,10 @@
 #include "runtime.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -161,23 +160,28 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
  * thread interrupted it, and waiting would be for ever. */
 static atomic_int flush_owner;
 
-/* How long an abrupt write waits for another thread's write to end. */
-#define ABRUPT_WAIT_NS 2000000000ull
+/* How long an abrupt write waits for another thread's write to end, and
+ * for the runtime lock (held only briefly: a thread starting or ending,
+ * or the owner was interrupted). */
+#define ABRUPT_FLUSH_WAIT_NS 2000000000ull
+#define ABRUPT_LOCK_WAIT_NS 20000000ull
 
 /* Take @m; in an abrupt write (a signal handler may have interrupted the
  * lock's owner, perhaps in this very thread) only try for a while. */
 static bool take(pthread_mutex_t *m, enum write_reason reason)
 {
+	bool flush = m == &runtime.flush_lock;
+
 	if (reason != WRITE_ABRUPT) {
 		pthread_mutex_lock(m);
 		return true;
 	}
-	uint64_t give_up = clock_monotonic_ns() + ABRUPT_WAIT_NS;
+	uint64_t give_up = clock_monotonic_ns() +
+			   (flush ? ABRUPT_FLUSH_WAIT_NS : ABRUPT_LOCK_WAIT_NS);
 	for (int i = 0;; i++) {
 		if (pthread_mutex_trylock(m) == 0)
 			return true;
-		if (m == &runtime.flush_lock &&
-		    atomic_load(&flush_owner) == gettid())
+		if (flush && atomic_load(&flush_owner) == gettid())
 			return false;
 		if (clock_monotonic_ns() > give_up)
 			return false;
@@ -229,13 +233,14 @@ static void restore_signals(const sigset_t *saved)
 }
 
 /* Whether the process recorded anything at all: a tuple, a sample, data
- * through a hooked call. */
-static bool recorded_something(void)
+ * through a hooked call (when in doubt, yes). */
+static bool recorded_something(enum write_reason reason)
 {
 	struct trms_thread *t;
 	bool any = false;
 
-	pthread_mutex_lock(&runtime.lock);
+	if (!take(&runtime.lock, reason))
+		return true;
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		if (__atomic_load_n(&t->profile.used, __ATOMIC_RELAXED) ||
 		    __atomic_load_n(&t->in_calls, __ATOMIC_RELAXED) ||
@@ -290,10 +295,11 @@ static int write_file(const char *path, enum write_reason reason,
 }
 
 /* Hand the profile to trms run.  @return 0 (@where: the file it wrote),
- * -errno trms run answered (@where: its words), or 1 if trms run could
- * not be reached or the connection broke: nothing was kept. */
+ * -errno (*@why: trms run's words in @where, or the library's trouble),
+ * or 1 if trms run could not be reached or the connection broke: nothing
+ * was kept. */
 static int deliver(bool last, enum write_reason reason, char *where,
-		   size_t len)
+		   size_t len, const char **why)
 {
 	struct profile_writer *w = &writer;
 	struct run_message m = { .kind = RUN_PROFILE, .last = last };
@@ -303,12 +309,21 @@ static int deliver(bool last, enum write_reason reason, char *where,
 		return 1;
 	profile_writer_start(w, run_link_send, &d);
 	int rc = write_body(w, reason);
-	if (!rc)
-		rc = profile_writer_end(w);
+	if (rc) {
+		/* Cut short: trms run keeps nothing of it. */
+		run_link_close(&d);
+		*why = "the library's state was in use by an interrupted "
+		       "thread";
+		return rc;
+	}
+	rc = profile_writer_end(w);
 	if (!rc)
 		rc = run_link_finish(&d, where, len);
 	run_link_close(&d);
-	return rc == -ECONNABORTED || rc == -EBUSY ? 1 : rc;
+	if (rc == -ECONNABORTED || (rc && !*where))
+		return 1;
+	*why = where;
+	return rc;
 }
 
 /* Under trms run, with a template whose directory does not depend on the
@@ -354,10 +369,10 @@ bool runtime_exiting(void)
 
 /* The profile of a process that recorded nothing: under trms run, a
  * word to it instead (unless it asked for every profile). */
-static bool skip_empty(bool last)
+static bool skip_empty(bool last, enum write_reason reason)
 {
 	if (!run_link_active() || run_link_keeps_empty() ||
-	    recorded_something())
+	    recorded_something(reason))
 		return false;
 	struct run_message m = { .kind = RUN_EMPTY, .last = last };
 	run_link_note(&m);
@@ -427,24 +442,25 @@ int runtime_write_profile(enum write_reason reason)
 		}
 		atomic_store(&runtime.finished, true);
 	}
-	empty = skip_empty(last);
+	empty = skip_empty(last, reason);
 	if (empty) {
 		rc = 0;
 	} else {
 		writer.scale =
 			config.cost == COST_NS ? clock_ns_per_tick() : 1.0;
-		rc = delivering() ? deliver(last, reason, path, sizeof(path))
+		rc = delivering() ? deliver(last, reason, path, sizeof(path),
+					    &why)
 				  : 1;
-		if (rc < 0)
-			why = path; /* trms run's words */
-		else if (rc == 1)
+		if (rc == 1)
 			rc = write_here(last, reason, path, sizeof(path), &why);
 	}
 	release_flush_lock();
 	restore_signals(&saved);
 	if (rc && why == path)
 		log_info("trms run could not write the profile: %s", why);
-	else if (rc && (run_link_active() || rc == -EBUSY))
+	else if (rc == -EBUSY)
+		log_info("profile not written: %s", why);
+	else if (rc && run_link_active())
 		/* trms run says it, or it is the library's own trouble. */
 		log_info("profile not written to %s: %s", path, why);
 	else if (rc)
