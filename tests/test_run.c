@@ -18,6 +18,8 @@
  * The programs come from meson: TRMS_BIN, TRMS_LIB, RUN_PROBE (run_probe.c,
  * not linked with trms).  `test-run privileges` runs only the test of a
  * process that becomes nobody, which needs root (exit 77 otherwise).
+ * RUN_NO_PRELOAD=1 (sanitizer builds, whose library cannot be preloaded
+ * into ordinary programs): exit 77.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -684,6 +686,13 @@ static Suite *run_suite_make(void)
 
 int main(int argc, char **argv)
 {
+	const char *no_preload = getenv("RUN_NO_PRELOAD");
+
+	if (no_preload && !strcmp(no_preload, "1")) {
+		printf("SKIP: a sanitizer build's library cannot be "
+		       "preloaded\n");
+		return 77;
+	}
 	if (argc > 1 && !strcmp(argv[1], "privileges")) {
 		if (geteuid() != 0) {
 			printf("SKIP: needs root (a process becomes nobody)\n");

@@ -59,7 +59,9 @@ static int add_directory(struct profile_paths *p, size_t *cap,
 		add(p, cap, path);
 	}
 	closedir(d);
-	qsort(p->paths + first, p->n - first, sizeof(*p->paths), by_name);
+	if (p->n > first)
+		qsort(p->paths + first, p->n - first, sizeof(*p->paths),
+		      by_name);
 	return (int)(p->n - first);
 }
 
