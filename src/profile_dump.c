@@ -294,12 +294,10 @@ static int write_file(const char *path, enum write_reason reason,
 	return rc;
 }
 
-/* Hand the profile to trms run.  @return 0 (@where: the file it wrote),
- * -errno (*@why: trms run's words in @where, or the library's trouble),
- * or 1 if trms run could not be reached or the connection broke: nothing
- * was kept. */
-static int deliver(bool last, enum write_reason reason, char *where,
-		   size_t len, const char **why)
+/* Hand the profile to trms run.  @return 0, -errno (*@why: the
+ * library's trouble), or 1 if trms run could not be reached or the
+ * connection broke: nothing was kept. */
+static int deliver(bool last, enum write_reason reason, const char **why)
 {
 	struct profile_writer *w = &writer;
 	struct run_message m = { .kind = RUN_PROFILE, .last = last };
@@ -318,12 +316,9 @@ static int deliver(bool last, enum write_reason reason, char *where,
 	}
 	rc = profile_writer_end(w);
 	if (!rc)
-		rc = run_link_finish(&d, where, len);
+		rc = run_link_finish(&d);
 	run_link_close(&d);
-	if (rc == -ECONNABORTED || (rc && !*where))
-		return 1;
-	*why = where;
-	return rc;
+	return rc ? 1 : 0;
 }
 
 /* Under trms run, with a template whose directory does not depend on the
@@ -409,7 +404,7 @@ int runtime_write_profile(enum write_reason reason)
 	bool last = reason == WRITE_EXIT || reason == WRITE_ABRUPT;
 	char path[CONFIG_PATH_MAX] = "";
 	const char *why = NULL;
-	bool empty = false;
+	bool empty = false, handed = false;
 	sigset_t saved;
 	int rc;
 
@@ -448,17 +443,17 @@ int runtime_write_profile(enum write_reason reason)
 	} else {
 		writer.scale =
 			config.cost == COST_NS ? clock_ns_per_tick() : 1.0;
-		rc = delivering() ? deliver(last, reason, path, sizeof(path),
-					    &why)
-				  : 1;
-		if (rc == 1)
+		rc = delivering() ? deliver(last, reason, &why) : 1;
+		handed = rc == 0;
+		if (handed)
+			strcpy(path, "trms run, which writes it in its "
+				     "directory");
+		else if (rc == 1)
 			rc = write_here(last, reason, path, sizeof(path), &why);
 	}
 	release_flush_lock();
 	restore_signals(&saved);
-	if (rc && why == path)
-		log_info("trms run could not write the profile: %s", why);
-	else if (rc == -EBUSY)
+	if (rc == -EBUSY)
 		log_info("profile not written: %s", why);
 	else if (rc && run_link_active())
 		/* trms run says it, or it is the library's own trouble. */
@@ -470,7 +465,8 @@ int runtime_write_profile(enum write_reason reason)
 		log_info("nothing recorded (no samples, regions or I/O): no "
 			 "profile");
 	else if (last)
-		log_info("profile written to %s (shadow memory %zu KiB)", path,
+		log_info("profile %s %s (shadow memory %zu KiB)",
+			 handed ? "handed to" : "written to", path,
 			 engine_shadow_bytes(&runtime.engine) >> 10);
 	if (!rc && last)
 		log_sampling_summary();

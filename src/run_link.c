@@ -28,7 +28,7 @@
 #include "runtime.h"
 
 /* How long a step may wait for trms run: a connection (its queue full),
- * room to send, the answer. */
+ * room to send. */
 #define WAIT_MS 5000
 
 static struct {
@@ -276,56 +276,9 @@ int run_link_send(void *ctx, const void *buf, size_t n)
 	return 0;
 }
 
-/* The answer's words, unescaped into @out. */
-static void unescape_into(const char *s, char *out, size_t len)
+int run_link_finish(struct run_delivery *d)
 {
-	size_t n = 0;
-
-	for (; *s && *s != '\n' && n + 1 < len; s++) {
-		unsigned v;
-		if (*s == '%' && s[1] && s[2] && sscanf(s + 1, "%2x", &v) == 1) {
-			out[n++] = (char)v;
-			s += 2;
-		} else {
-			out[n++] = *s;
-		}
-	}
-	out[n] = '\0';
-}
-
-int run_link_finish(struct run_delivery *d, char *where, size_t len)
-{
-	char answer[1024];
-	size_t got = 0;
-
-	where[0] = '\0';
-	if (send_chunk(d->fd, NULL, 0))
-		return -ECONNABORTED;
-	while (got + 1 < sizeof(answer) && !memchr(answer, '\n', got)) {
-		ssize_t r = syscall(SYS_recvfrom, d->fd, answer + got,
-				    sizeof(answer) - 1 - got, MSG_DONTWAIT,
-				    NULL, NULL);
-		if (r > 0) {
-			got += (size_t)r;
-			continue;
-		}
-		if (r == 0 || (errno != EAGAIN && errno != EINTR))
-			return -ECONNABORTED;
-		if (errno == EAGAIN && wait_for(d->fd, POLLIN))
-			return -ECONNABORTED;
-	}
-	answer[got] = '\0';
-	if (!strncmp(answer, "ok ", 3)) {
-		unescape_into(answer + 3, where, len);
-		return 0;
-	}
-	int error = 0, skip = 0;
-	if (sscanf(answer, "error %d %n", &error, &skip) >= 1 && error > 0 &&
-	    skip) {
-		unescape_into(answer + skip, where, len);
-		return -error;
-	}
-	return -ECONNABORTED;
+	return send_chunk(d->fd, NULL, 0);
 }
 
 void run_link_close(struct run_delivery *d)

@@ -43,11 +43,10 @@ int run_link_open(struct run_delivery *d, const struct run_message *m);
 /* A profile_sink: one chunk of the profile. */
 int run_link_send(void *ctx, const void *buf, size_t n);
 
-/* End the profile and wait for trms run's answer: 0 and where it wrote
- * it in @where, -errno it wrote back (with its words in @where), or
- * -ECONNABORTED if no answer came (the connection broke: nothing was
- * kept). */
-int run_link_finish(struct run_delivery *d, char *where, size_t len);
+/* End the profile.  trms run has it all once this returns 0 (it writes
+ * it, and says at the end if it could not): the process does not wait
+ * for it.  @return 0 or -errno. */
+int run_link_finish(struct run_delivery *d);
 
 void run_link_close(struct run_delivery *d);
 

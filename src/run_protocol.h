@@ -36,9 +36,11 @@
  * then an empty line.  For kind "profile" the profile follows in chunks,
  * each a 4-byte little-endian length and that many bytes, the last of
  * length 0 (a connection that ends before it was cut short: trms run
- * keeps nothing of it), and trms run answers one line, "ok PATH" or
- * "error ERRNO WORDS".  trms run names the file itself, from its own
- * template, the pid and the program: a process never chooses a path.
+ * keeps nothing of it).  Nothing is answered: the process does not wait
+ * for trms run to write the file (its exit stays short); trms run says
+ * at the end what it could not write.  trms run names the file itself,
+ * from its own template, the pid and the program: a process never
+ * chooses a path.
  *
  *   profile  trms run writes the profile into its directory
  *   empty    the process recorded nothing (no samples, no regions, no

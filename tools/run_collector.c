@@ -51,7 +51,7 @@ struct connection {
 	const char *why; /* ... in words */
 	char magic[16];
 	size_t magic_got;
-	bool answered; /* the message is complete and dealt with */
+	bool complete; /* the message is complete and dealt with */
 	char path[PROFILE_FILE_PATH_MAX];
 	struct profile_file file;
 };
@@ -311,39 +311,6 @@ static bool parse_header(const struct run_collector *c, char *text,
 	return version && token && kind && pid;
 }
 
-static void answer(struct connection *k, const char *text)
-{
-	size_t len = strlen(text);
-
-	/* A line fits the socket's buffer: a peer that does not read it
-	 * loses it, nothing waits. */
-	if (send(k->fd, text, len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		return;
-}
-
-/* @s escaped as the protocol escapes values, after @prefix. */
-static void answer_line(struct connection *k, const char *prefix,
-			const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	char line[3 * PROFILE_FILE_PATH_MAX + 64];
-	size_t n = (size_t)snprintf(line, sizeof(line), "%s", prefix);
-
-	for (const unsigned char *p = (const unsigned char *)s;
-	     *p && n + 5 < sizeof(line); p++) {
-		if (*p <= ' ' || *p == '%' || *p == 0x7f) {
-			line[n++] = '%';
-			line[n++] = hex[*p >> 4];
-			line[n++] = hex[*p & 15];
-		} else {
-			line[n++] = (char)*p;
-		}
-	}
-	line[n++] = '\n';
-	line[n] = '\0';
-	answer(k, line);
-}
-
 /* A complete header: note what it says, or start the profile's file.
  * @return false to close the connection. */
 static bool header_done(struct run_collector *c, struct connection *k)
@@ -352,7 +319,7 @@ static bool header_done(struct run_collector *c, struct connection *k)
 
 	if (!parse_header(c, k->header_text, &k->h))
 		return false; /* not from this run: not heard */
-	k->answered = k->h.kind != KIND_PROFILE;
+	k->complete = k->h.kind != KIND_PROFILE;
 	switch (k->h.kind) {
 	case KIND_EMPTY:
 		add_outcome(c, k, OUTCOME_EMPTY, NULL, NULL);
@@ -423,7 +390,7 @@ static void profile_bytes(struct connection *k, const char *p, size_t n)
 	}
 }
 
-/* The profile is complete: put it in place and answer. */
+/* The profile is complete: put it in place. */
 static void profile_done(struct run_collector *c, struct connection *k)
 {
 	if (!k->error && k->magic_got < 13) {
@@ -440,19 +407,15 @@ static void profile_done(struct run_collector *c, struct connection *k)
 		}
 	}
 	k->file_open = false;
-	k->answered = true;
-	if (k->error) {
-		char prefix[32];
-		snprintf(prefix, sizeof(prefix), "error %d ", -k->error);
-		answer_line(k, prefix, k->why);
+	k->complete = true;
+	if (k->error)
 		add_outcome(c, k, OUTCOME_FAILED, k->path, k->why);
-	} else {
-		answer_line(k, "ok ", k->path);
+	else
 		add_outcome(c, k, OUTCOME_WRITTEN, k->path, NULL);
-	}
 }
 
-/* Feed @n bytes that arrived.  @return false when the message is over. */
+/* Feed @n bytes that arrived.  @return false when the message is over
+ * (complete, or not one to hear). */
 static bool feed(struct run_collector *c, struct connection *k, const char *p,
 		 size_t n)
 {
@@ -530,7 +493,7 @@ static bool serve_connection(struct run_collector *c, size_t i)
 			return false;
 		}
 		if (!feed(c, k, buf, (size_t)n)) {
-			end_connection(c, i, k->answered);
+			end_connection(c, i, k->complete);
 			return false;
 		}
 	}
