@@ -1,9 +1,10 @@
 /*
  * test_lifecycle.c - every process the library is loaded into leaves
  * exactly one profile of its own: across fork, exec and _exit, with no
- * regions at all, and with a thousand threads come and gone.  Runs the
- * helper program lifecycle.c (linked with the library) and reads the
- * profiles it leaves.
+ * regions at all, and with a thousand threads come and gone; and none,
+ * without a signal or a file left behind, under a file size limit the
+ * profile does not fit in.  Runs the helper program lifecycle.c (linked
+ * with the library) and reads the profiles it leaves.
  */
 #define _GNU_SOURCE
 #include <check.h>

@@ -380,6 +380,7 @@ START_TEST(profiles_of_a_tree_in_one_directory)
 		      "%zu profiles, others: %s", l.profiles, l.names);
 	list_dir(scratch, &l);
 	ck_assert_msg(l.others == 2, "in the working directory: %s", l.names);
+	ck_assert_msg(!strstr(b.err, "internal error"), "stderr:\n%s", b.err);
 	const char *slash = strrchr(dir, '/');
 	char expected[600];
 	snprintf(expected, sizeof(expected),
