@@ -287,10 +287,12 @@ static void check_place(const struct place *p)
 	if (!p->directory)
 		return;
 	char *path = joined(p->directory, p->name_template);
+	/* A fixed name (-o /dev/full) is named whole. */
+	bool fixed = !strchr(p->name_template, '%');
 	if (profile_file_check(path, &why))
-		fprintf(stderr, "trms run: profiles cannot be written to %s: "
+		fprintf(stderr, "trms run: profiles cannot be written to %s%s: "
 				"%s\n",
-			p->shown, why);
+			p->shown, fixed ? p->name_template : "", why);
 	free(path);
 }
 

@@ -95,6 +95,14 @@ size_t run_profiles_written(const struct run_collector *c)
 	return n;
 }
 
+/* @text with control characters as '?': what processes said reaches a
+ * terminal. */
+static void print_text(FILE *out, const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+		fputc(*p < ' ' || *p == 0x7f ? '?' : *p, out);
+}
+
 /* @path as the user knows it: inside the directory shown, if it is
  * there. */
 static void print_path(FILE *out, const struct run_end *end, const char *path)
@@ -103,10 +111,11 @@ static void print_path(FILE *out, const struct run_end *end, const char *path)
 	size_t len = dir ? strlen(dir) : 0;
 
 	if (end->shown_directory && dir && !strncmp(path, dir, len) &&
-	    path[len] == '/')
-		fprintf(out, "%s%s", end->shown_directory, path + len + 1);
-	else
-		fputs(path, out);
+	    path[len] == '/') {
+		fputs(end->shown_directory, out);
+		path += len + 1;
+	}
+	print_text(out, path);
 }
 
 /* Whether /proc/@pid/environ holds @variable ("NAME=VALUE", whole). */
@@ -207,7 +216,9 @@ static void print_failures(FILE *out, const struct run_end *end)
 		}
 		fputs("trms: profile NOT written: ", out);
 		print_path(out, end, o->path ? o->path : "?");
-		fprintf(out, ": %s\n", o->reason ? o->reason : "?");
+		fputs(": ", out);
+		print_text(out, o->reason ? o->reason : "?");
+		fputc('\n', out);
 		shown++;
 	}
 	if (more)
@@ -262,8 +273,10 @@ static void print_counts(FILE *out, const struct run_end *end)
 			end->shown_directory);
 	} else if (n_paths && n_paths <= 4) {
 		fputs("; read them with: trms report", out);
-		for (size_t i = 0; i < n_paths; i++)
-			fprintf(out, " %s", paths[i]);
+		for (size_t i = 0; i < n_paths; i++) {
+			fputc(' ', out);
+			print_text(out, paths[i]);
+		}
 	} else if (n_paths) {
 		fputs("; read them with trms report (trms run -v lists them)",
 		      out);
