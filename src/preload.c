@@ -100,7 +100,9 @@ __attribute__((constructor)) static void trms_constructor(void)
 
 __attribute__((destructor)) static void trms_destructor(void)
 {
-	if (atomic_load(&runtime_state) != 1)
+	/* (Not in a child made by vfork, which shares the parent's memory
+	 * and must not mark it as exiting.) */
+	if (atomic_load(&runtime_state) != 1 || !runtime_own_process())
 		return;
 	runtime_exit_begin();
 	uint64_t start = clock_monotonic_ns();
