@@ -17,17 +17,17 @@
  *   run_probe daemon MS    fork a grandchild in a session of its own that
  *                          prints its pid, lives MS milliseconds doing
  *                          I/O, and exits; exit at once
- *   run_probe exit-race N [TEXT]
+ *   run_probe exit-race N [TEXT [SIG]]
  *                          fork N workers, one at a time, that each
  *                          write to a pipe (their stderr too) and exit(0),
  *                          saying "exiting" from a destructor of their own
- *                          (the program's last code); SIGTERM each worker
- *                          as soon as TEXT came through its pipe (default
- *                          "exiting"; with TRMS_VERBOSE=2, "exit: writing
- *                          the profile" is the library's word that it
- *                          has begun the exit's write); print how many
- *                          died of SIGTERM, exited 0, and said TEXT
- *                          ("killed K exited E marked M")
+ *                          (the program's last code); send each worker SIG
+ *                          (default SIGTERM) as soon as TEXT came through
+ *                          its pipe (default "exiting"; with
+ *                          TRMS_VERBOSE=2, "exit: writing the profile" is
+ *                          the library's word that it has begun the exit's
+ *                          write); print how many died of SIG, exited 0,
+ *                          and said TEXT ("killed K exited E marked M")
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -202,7 +202,7 @@ static bool wait_for_text(int fd, const char *text)
 	return false;
 }
 
-static int exit_race(int workers, const char *marker)
+static int exit_race(int workers, const char *marker, int sig)
 {
 	int killed = 0, exited = 0, marked = 0;
 
@@ -222,11 +222,11 @@ static int exit_race(int workers, const char *marker)
 		}
 		close(fds[1]);
 		marked += wait_for_text(fds[0], marker);
-		kill(child, SIGTERM);
+		kill(child, sig);
 		close(fds[0]);
 		if (waitpid(child, &status, 0) != child)
 			return 1;
-		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)
+		if (WIFSIGNALED(status) && WTERMSIG(status) == sig)
 			killed++;
 		else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 			exited++;
@@ -250,8 +250,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "daemon") && argc > 2)
 		return daemon_after(atol(argv[2]));
 	if (!strcmp(mode, "exit-race") && argc > 2)
-		return exit_race(atoi(argv[2]), argc > 3 ? argv[3] : "exiting");
+		return exit_race(atoi(argv[2]), argc > 3 ? argv[3] : "exiting",
+				 argc > 4 ? atoi(argv[4]) : SIGTERM);
 	fprintf(stderr, "usage: run_probe signals|wait|count SIG MS|nobody|"
-			"daemon MS|exit-race N [TEXT]\n");
+			"daemon MS|exit-race N [TEXT [SIG]]\n");
 	return 2;
 }

@@ -562,6 +562,43 @@ START_TEST(sigterm_at_exit_writing_files)
 }
 END_TEST
 
+/* Workers killed (SIGKILL) as soon as they began the exit's write: what
+ * they were writing goes with them (an unnamed file, or a connection cut
+ * short); only complete profiles are left, nothing else. */
+START_TEST(killed_while_writing_leaves_nothing)
+{
+	struct background b;
+	char dir[512], output[600], preload[4200], number[16];
+	struct listing l;
+
+	snprintf(number, sizeof(number), "%d", SIGKILL);
+	snprintf(dir, sizeof(dir), "%s/prof", scratch);
+	ck_assert_int_eq(mkdir(dir, 0777), 0);
+	snprintf(output, sizeof(output), "TRMS_OUTPUT=%s/%%e.%%p.trms", dir);
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s",
+		 env_path("TRMS_LIB"));
+	char *env[] = { output, preload, "TRMS_VERBOSE=2", NULL };
+	char *argv[] = { (char *)probe(), "exit-race", "40",
+			 "exit: writing the profile", number, NULL };
+	background_start(&b, argv, scratch, env, NULL);
+	ck_assert_int_eq(background_finish(&b, 60000), 0);
+	list_dir(dir, &l);
+	ck_assert_msg(!l.others, "left: %s", l.names);
+	printf("SIGKILL at the exit's write (files): %s", b.out);
+	background_free(&b);
+
+	start_run(&b, NULL, "-vv", "--", probe(), "exit-race", "40",
+		  "exit: writing the profile", number, NULL);
+	ck_assert_int_eq(background_finish(&b, 60000), 0);
+	ck_assert(run_directory("trms-run-probe.", dir, sizeof(dir)));
+	list_dir(dir, &l);
+	ck_assert_msg(!l.others, "left: %s", l.names);
+	printf("SIGKILL at the exit's write (trms run): %s", b.out);
+	assert_tmp_empty();
+	background_free(&b);
+}
+END_TEST
+
 static void limit_file_size(void)
 {
 	struct rlimit limit = { 1000, RLIM_INFINITY };
@@ -679,6 +716,7 @@ static Suite *run_suite_make(void)
 	tcase_add_test(tc, program_named_as_started);
 	tcase_add_test(tc, sigterm_at_exit_under_trms_run);
 	tcase_add_test(tc, sigterm_at_exit_writing_files);
+	tcase_add_test(tc, killed_while_writing_leaves_nothing);
 	tcase_add_test(tc, file_size_limit_of_trms_run);
 	tcase_add_test(tc, wall_clock_rate_delivered);
 	suite_add_tcase(s, tc);
