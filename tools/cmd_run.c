@@ -15,16 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "run_collector.h"
+#include "run_place.h"
 #include "run_signals.h"
 #include "run_summary.h"
 #include "xalloc.h"
-#include "../src/profile_file.h"
 #include "../src/run_protocol.h"
 
 static const char usage[] =
@@ -148,152 +147,6 @@ static int set_preload(const char *library)
 	int rc = setenv("LD_PRELOAD", value, 1);
 	free(value);
 	return rc;
-}
-
-/* ---- where the profiles go ---- */
-
-struct place {
-	char *directory;     /* absolute; NULL: each process writes its own */
-	char *shown;         /* the directory as the user knows it, with /
-				(NULL with directory) */
-	char *name_template; /* the file name inside directory */
-	char *template;      /* the whole template, absolute: TRMS_OUTPUT */
-	bool created;        /* trms run made the directory */
-};
-
-static char *joined(const char *a, const char *b)
-{
-	char *s;
-
-	if (asprintf(&s, "%s%s%s", a,
-		     *a && a[strlen(a) - 1] != '/' ? "/" : "", b) < 0) {
-		fputs("trms: out of memory\n", stderr);
-		exit(1);
-	}
-	return s;
-}
-
-/* The command's file name, fit for a directory's name. */
-static void command_name(const char *command, char *out, size_t len)
-{
-	const char *slash = strrchr(command, '/');
-	const char *name = slash ? slash + 1 : command;
-	size_t n = 0;
-
-	for (; *name && n + 1 < len && n < 40; name++)
-		out[n++] = (unsigned char)*name <= ' ' || *name == 0x7f
-				   ? '_'
-				   : *name;
-	out[n] = '\0';
-	if (!n || out[0] == '.')
-		snprintf(out, len, "command");
-}
-
-/* trms-NAME.PID/ in the working directory, new. */
-static int make_default_place(struct place *p, const char *cwd,
-			      const char *command)
-{
-	char name[64], dir[128];
-
-	command_name(command, name, sizeof(name));
-	for (unsigned n = 0; n < 100; n++) {
-		if (n)
-			snprintf(dir, sizeof(dir), "trms-%s.%d.%u", name,
-				 (int)getpid(), n);
-		else
-			snprintf(dir, sizeof(dir), "trms-%s.%d", name,
-				 (int)getpid());
-		if (mkdir(dir, 0777) == 0) {
-			p->directory = joined(cwd, dir);
-			p->shown = joined(dir, "");
-			p->name_template = xstrdup("%e.%p.trms");
-			p->template = joined(p->directory, p->name_template);
-			p->created = true;
-			return 0;
-		}
-		if (errno != EEXIST)
-			break;
-	}
-	fprintf(stderr,
-		"trms run: cannot make the profile directory %s in %s: %s "
-		"(choose another place with -o)\n",
-		dir, cwd, strerror(errno));
-	return -1;
-}
-
-static int choose_place(struct place *p, const char *output,
-			const char *command)
-{
-	char cwd[PATH_MAX];
-	struct stat st;
-
-	memset(p, 0, sizeof(*p));
-	if (!getcwd(cwd, sizeof(cwd))) {
-		fprintf(stderr, "trms run: cannot tell the working directory: "
-				"%s\n",
-			strerror(errno));
-		return -1;
-	}
-	if (!output)
-		return make_default_place(p, cwd, command);
-	char *absolute = output[0] == '/' ? xstrdup(output)
-					  : joined(cwd, output);
-	size_t len = strlen(output);
-	if (output[len - 1] == '/' ||
-	    (stat(absolute, &st) == 0 && S_ISDIR(st.st_mode))) {
-		/* A directory; "DIR/" is made if need be (not its
-		 * parents). */
-		if (output[len - 1] == '/' && mkdir(absolute, 0777) == 0)
-			p->created = true;
-		p->directory = absolute;
-		while (strlen(p->directory) > 1 &&
-		       p->directory[strlen(p->directory) - 1] == '/')
-			p->directory[strlen(p->directory) - 1] = '\0';
-		p->shown = joined(output, "");
-		p->name_template = xstrdup("%e.%p.trms");
-	} else {
-		char *slash = strrchr(absolute, '/');
-		*slash = '\0';
-		if (strchr(absolute, '%')) {
-			/* The directory depends on the process. */
-			*slash = '/';
-			p->template = absolute;
-			return 0;
-		}
-		p->directory = xstrdup(*absolute ? absolute : "/");
-		p->name_template = xstrdup(slash + 1);
-		const char *given = strrchr(output, '/');
-		p->shown = given ? strndup(output, (size_t)(given - output) + 1)
-				 : xstrdup("./");
-		free(absolute);
-	}
-	p->template = joined(p->directory, p->name_template);
-	return 0;
-}
-
-static void free_place(struct place *p)
-{
-	free(p->directory);
-	free(p->shown);
-	free(p->name_template);
-	free(p->template);
-}
-
-/* Say now if the profiles cannot be written where they are to go. */
-static void check_place(const struct place *p)
-{
-	const char *why;
-
-	if (!p->directory)
-		return;
-	char *path = joined(p->directory, p->name_template);
-	/* A fixed name (-o /dev/full) is named whole. */
-	bool fixed = !strchr(p->name_template, '%');
-	if (profile_file_check(path, &why))
-		fprintf(stderr, "trms run: profiles cannot be written to %s%s: "
-				"%s\n",
-			p->shown, fixed ? p->name_template : "", why);
-	free(path);
 }
 
 /* ---- the command ---- */
@@ -504,7 +357,7 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 /* The environment of the command: the library, where profiles go, and
  * trms run's socket. */
 static int set_environment(const struct run_options *o, const char *library,
-			   const struct place *p,
+			   const struct run_place *p,
 			   const struct run_collector *c)
 {
 	if (o->verbose)
@@ -517,19 +370,12 @@ static int set_environment(const struct run_options *o, const char *library,
 	return 0;
 }
 
-/* The directory trms run made, if nothing came into it. */
-static void remove_if_empty(const struct place *p, size_t running)
-{
-	if (p->created && !running)
-		rmdir(p->directory); /* fails if anything is in it */
-}
-
 int cmd_run(int argc, char **argv)
 {
 	struct run_signals signals;
 	struct run_options options = { 0 };
 	struct run_collector collector;
-	struct place place;
+	struct run_place place;
 	char library[PATH_MAX], err[256];
 	pid_t running[64];
 
@@ -552,15 +398,15 @@ int cmd_run(int argc, char **argv)
 			TRMS_INSTALLED_LIBDIR);
 		return 2;
 	}
-	if (choose_place(&place, options.output, command[0]))
+	if (run_place_choose(&place, options.output, command[0]))
 		return 1;
-	check_place(&place);
+	run_place_check(&place);
 	if (run_collector_open(&collector, place.directory,
 			       place.name_template ? place.name_template : "",
 			       options.keep_empty, err, sizeof(err))) {
 		fprintf(stderr, "trms run: %s\n", err);
-		remove_if_empty(&place, 0);
-		free_place(&place);
+		run_place_remove_if_empty(&place, 0);
+		run_place_free(&place);
 		return 1;
 	}
 	int signal_fd = run_signals_take(&signals);
@@ -570,8 +416,8 @@ int cmd_run(int argc, char **argv)
 			fprintf(stderr, "trms run: signalfd: %s\n",
 				strerror(errno));
 		run_collector_close(&collector);
-		remove_if_empty(&place, 0);
-		free_place(&place);
+		run_place_remove_if_empty(&place, 0);
+		run_place_free(&place);
 		return 1;
 	}
 
@@ -606,12 +452,12 @@ int cmd_run(int argc, char **argv)
 			.verbose = options.verbose,
 		};
 		run_summary_print(stderr, &end, running, n_running);
-		remove_if_empty(&place, n_running);
+		run_place_remove_if_empty(&place, n_running);
 	} else {
-		remove_if_empty(&place, 0);
+		run_place_remove_if_empty(&place, 0);
 	}
 	run_collector_close(&collector);
-	free_place(&place);
+	run_place_free(&place);
 	fflush(stderr);
 	if (exec_error || child < 0)
 		return child < 0 ? 1 : 127;
