@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pty.h>
 #include <signal.h>
@@ -318,7 +319,11 @@ START_TEST(terminal_signals_are_not_doubled)
 	int master, slave;
 	char number[16];
 
-	ck_assert_int_eq(openpty(&master, &slave, pty_slave, NULL, NULL), 0);
+	if (openpty(&master, &slave, pty_slave, NULL, NULL)) {
+		printf("no pseudo-terminal (%s): ^C not tested\n",
+		       strerror(errno));
+		return;
+	}
 	snprintf(number, sizeof(number), "%d", SIGINT);
 	start_run(&b, on_pty, "--", probe(), "count", number, "1500", NULL);
 	close(slave);
