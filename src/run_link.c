@@ -52,8 +52,9 @@ void run_link_init(void)
 	size_t token_len = flags ? (size_t)(flags - token) : strlen(token);
 	if (!name_len || name_len > RUN_NAME_MAX || token_len != RUN_TOKEN_HEX ||
 	    (flags && strcmp(flags, ",all"))) {
-		log_client("%s=%s is not what trms run sets; ignored",
-			   RUN_SOCKET_VARIABLE, value);
+		/* (Its value holds a secret: not repeated.) */
+		log_client("%s is not what trms run sets; ignored",
+			   RUN_SOCKET_VARIABLE);
 		return;
 	}
 	memcpy(session.name, value, name_len);
