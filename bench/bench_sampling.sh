@@ -114,7 +114,7 @@ run_one() {
 	env -u LD_PRELOAD -u CPUPROFILE -u CPUPROFILE_FREQUENCY \
 		-u CPUPROFILE_PER_THREAD_TIMERS -u CPUPROFILESIGNAL \
 		-u TRMS_OFF -u TRMS_VERBOSE -u TRMS_SAMPLE_CLOCK \
-		-u TRMS_SAMPLE_SIGNAL -u TRMS_RUN_REPORT -u TRMS_GRANULARITY \
+		-u TRMS_SAMPLE_SIGNAL -u TRMS_RUN_SOCKET -u TRMS_GRANULARITY \
 		${vars[@]+"${vars[@]}"} "$prog" "$threads" ${units:+"$units"} \
 		>"$tmp/out" 2>"$tmp/err"
 	local rc=$?

@@ -117,13 +117,13 @@ static int apply_sample_signal(const char *value)
 	return 0;
 }
 
-static int apply_run_report(const char *value)
+static int apply_run_socket(const char *value)
 {
 	size_t len = strlen(value);
 
-	if (len >= sizeof(config.run_report))
+	if (len >= sizeof(config.run_socket))
 		return -1;
-	memcpy(config.run_report, value, len + 1);
+	memcpy(config.run_socket, value, len + 1);
 	return 0;
 }
 
@@ -147,9 +147,11 @@ static int apply_sample_trap(const char *value)
 }
 
 static const struct setting settings[] = {
-	{ "TRMS_OUTPUT", "a path; %p is the pid, %e the executable's name, "
-			 "%% a percent sign",
-	  "where the profile is written", "%e.%p.trms", apply_output },
+	{ "TRMS_OUTPUT", "a path; %p is the pid, %e the name the program "
+			 "was started as, %% a percent sign",
+	  "where the profile is written; under `trms run`, where trms run "
+	  "says",
+	  "%e.%p.trms", apply_output },
 	{ "TRMS_GRANULARITY", "1, 2, 4, 8 or 16",
 	  "bytes per memory cell: smaller is exact to the byte, larger "
 	  "uses less shadow memory",
@@ -186,10 +188,10 @@ static const struct setting settings[] = {
 	  "SIGTRAP, SIGSYS, SIGKILL, SIGSTOP nor 32 or 33",
 	  "sending this signal to the process turns sampling off and on",
 	  "", apply_sample_signal },
-	{ "TRMS_RUN_REPORT", "a path, or empty",
-	  "set by `trms run`: each process appends the path of the profile "
-	  "it wrote to this file",
-	  "", apply_run_report },
+	{ "TRMS_RUN_SOCKET", "what trms run sets, or empty",
+	  "set by `trms run`: where each process hands over its profile "
+	  "(or says why it has none); see `trms run --help`",
+	  "", apply_run_socket },
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))

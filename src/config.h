@@ -23,7 +23,7 @@ struct config {
 	bool sample_wall;         /* wall clock instead of CPU time */
 	bool sample_trap;         /* perf_event samples may come as SIGTRAP */
 	int sample_toggle_signal; /* 0: none */
-	char run_report[CONFIG_PATH_MAX]; /* see TRMS_RUN_REPORT */
+	char run_socket[256]; /* see TRMS_RUN_SOCKET (run_link.h) */
 };
 
 extern struct config config;

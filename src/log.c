@@ -4,6 +4,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@ int log_verbosity;
 
 static const char *const kind_prefix[] = {
 	[LOG_CLIENT] = "trms: usage error: ",
+	[LOG_ENVIRONMENT] = "trms: ",
 	[LOG_INTERNAL] = "trms: internal error: ",
 	[LOG_INFO] = "trms: ",
 	[LOG_DEBUG] = "trms: debug: ",

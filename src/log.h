@@ -2,6 +2,9 @@
  * log.h - diagnostics on stderr, saying whose problem each one is.
  *
  *   log_client   the program misused the API (unmatched end, NULL name...)
+ *   log_environment  the system refused something the library needed (a
+ *                profile that cannot be written: no such directory, no
+ *                space left, a file size limit, ...)
  *   log_internal the library failed (out of memory, ...) and degraded
  *   log_info     what TRMS_VERBOSE=1 asks to see
  *   log_debug    what TRMS_VERBOSE=2 asks to see
@@ -16,7 +19,7 @@
 
 #include <stdatomic.h>
 
-enum log_kind { LOG_CLIENT, LOG_INTERNAL, LOG_INFO, LOG_DEBUG };
+enum log_kind { LOG_CLIENT, LOG_ENVIRONMENT, LOG_INTERNAL, LOG_INFO, LOG_DEBUG };
 
 /* 0: only client and internal errors; 1: info too; 2: debug too;
  * -1: nothing at all. */
@@ -41,6 +44,12 @@ void log_limited(struct log_limit *limit, enum log_kind kind, const char *fmt,
 	do {                                                             \
 		static struct log_limit site_limit_;                     \
 		log_limited(&site_limit_, LOG_CLIENT, __VA_ARGS__);      \
+	} while (0)
+
+#define log_environment(...)                                             \
+	do {                                                             \
+		static struct log_limit site_limit_;                     \
+		log_limited(&site_limit_, LOG_ENVIRONMENT, __VA_ARGS__); \
 	} while (0)
 
 #define log_internal(...)                                                \

@@ -12,7 +12,7 @@
  * changes directory still leaves its profile where it was launched. */
 void output_init(void);
 
-/* The executable's file name (for %e). */
+/* The name the program was started as (argv[0]'s last part), for %e. */
 const char *output_program_name(void);
 
 /* Expand @template (%p pid, %e executable name, %% percent) for process
@@ -32,10 +32,6 @@ unsigned long long output_process_start(void);
  * @return 0, or -ENAMETOOLONG.  Async-signal-safe.
  */
 int output_path(const char *template, char *out, size_t outlen);
-
-/* Under `trms run` (TRMS_RUN_REPORT set): tell it where a profile went,
- * or (@rc a negative errno) why it could not be written there. */
-void run_report_note(const char *path, int rc);
 
 /* Say now, while the program's stderr is surely open, if profiles cannot
  * be written to the directory of @path. */

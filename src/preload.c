@@ -14,6 +14,7 @@
 #include "log.h"
 #include "output.h"
 #include "real.h"
+#include "run_link.h"
 
 struct runtime runtime;
 atomic_int runtime_state;
@@ -48,6 +49,7 @@ static void start_once(void)
 		return go_inert(NULL);
 	clock_init();
 	output_init();
+	run_link_init();
 	engine_config.granularity = config.granularity;
 	engine_config.stamp_bits = 0;
 	if (engine_init(&runtime.engine, &engine_config)) {
@@ -83,7 +85,8 @@ static void start_once(void)
 		api_calibrate(main_thread);
 	if (output_expand(config.output, getpid(), path, sizeof(path)))
 		strcpy(path, "(a path too long to use)");
-	else
+	else if (!run_link_active())
+		/* Under trms run, trms run checks and says. */
 		output_check_directory(path);
 	log_info("trms %s active: granularity %u, cost in %s, profile to %s",
 		 TRMS_VERSION_TEXT, config.granularity,
@@ -104,7 +107,16 @@ __attribute__((constructor)) static void trms_constructor(void)
 
 __attribute__((destructor)) static void trms_destructor(void)
 {
-	if (atomic_load(&runtime_state) != 1)
+	/* (Not in a child made by vfork, which shares the parent's memory
+	 * and must not mark it as exiting.) */
+	if (atomic_load(&runtime_state) != 1 || !runtime_own_process())
 		return;
+	runtime_exit_begin();
+	uint64_t start = clock_monotonic_ns();
+	log_debug("exit: writing the profile");
 	runtime_write_profile(WRITE_EXIT);
+	runtime_exit_end();
+	/* What the exit costs the process (TRMS_VERBOSE=2). */
+	log_debug("exit: profile written in %.3f ms",
+		  (double)(clock_monotonic_ns() - start) / 1e6);
 }

@@ -1,25 +1,20 @@
 /*
- * profile_dump.c - writing the process's profile: every thread's tuples,
- * the region names and what describes the run.
+ * profile_dump.c - what the process's profile says: every thread's
+ * tuples, the region names, the sampled trees and what describes the run
+ * (when and where it is written: profile_write.c).
  */
 #define _GNU_SOURCE
 #include "runtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "output.h"
 #include "profile_writer.h"
 #include "sys.h"
-
-/* Written under flush_lock; too big for a thread's stack to be sure. */
-static struct profile_writer writer;
 
 struct dump_thread {
 	struct profile_writer *w;
@@ -89,8 +84,7 @@ static void write_meta(struct profile_writer *w)
 	profile_writer_meta(w, "library", TRMS_VERSION_TEXT);
 }
 
-/* What TRMS_VERBOSE=1 says of sampling at exit. */
-static void log_sampling_summary(void)
+void profile_log_sampling(void)
 {
 	struct sampler_totals s;
 	uint64_t dropped = 0;
@@ -115,22 +109,6 @@ static void log_sampling_summary(void)
 		 (unsigned long long)s.dropped[DROP_UNWIND],
 		 (unsigned long long)s.dropped[DROP_NO_MEMORY],
 		 (double)s.handler_ns / 1e6);
-}
-
-/* Take @m; in an abrupt write (a signal handler may have interrupted the
- * lock's owner, perhaps in this very thread) only try for a while. */
-static bool take(pthread_mutex_t *m, enum write_reason reason)
-{
-	if (reason != WRITE_ABRUPT) {
-		pthread_mutex_lock(m);
-		return true;
-	}
-	for (int i = 0; i < 2000; i++) {
-		if (pthread_mutex_trylock(m) == 0)
-			return true;
-		sched_yield();
-	}
-	return false;
 }
 
 /* The library's own time in @t, metered: its calls' time taken out of
@@ -184,67 +162,36 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 	}
 }
 
-int runtime_write_profile(enum write_reason reason)
+bool profile_recorded_anything(enum write_reason reason)
 {
-	struct profile_writer *w = &writer;
-	char path[CONFIG_PATH_MAX] = "";
+	struct trms_thread *t;
+	bool any = false;
+
+	if (!runtime_take_lock(&runtime.lock, reason))
+		return true;
+	cds_list_for_each_entry(t, &runtime.threads, link) {
+		if (__atomic_load_n(&t->profile.used, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&t->in_calls, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&t->out_calls, __ATOMIC_RELAXED) ||
+		    cct_load(&t->sampler.samples)) {
+			any = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&runtime.lock);
+	return any;
+}
+
+int profile_dump(struct profile_writer *w, enum write_reason reason)
+{
 	size_t skipped = 0;
 	uint64_t dropped = 0;
-	int rc;
 
-	/* Not in a process that is not ours, nor in a sandboxed thread,
-	 * where any system call may be fatal (sandbox_hooks.c wrote the
-	 * profile as the thread entered the sandbox). */
-	if (!runtime_own_process() || thread_is_sandboxed())
-		return 0;
-	if (!take(&runtime.flush_lock, reason)) {
-		log_internal("profile not written: another thread was writing "
-			     "it when the process ended");
-		return -EBUSY;
-	}
-	if (atomic_load(&runtime.finished)) {
-		pthread_mutex_unlock(&runtime.flush_lock);
-		return 0;
-	}
-	if (reason != WRITE_FLUSH && reason != WRITE_EXEC) {
-		/* The last write: the calling thread's open regions end now
-		 * (unless it was interrupted inside the library, whose state
-		 * it was changing). */
-		struct trms_thread *me = thread_current;
-		if (me && !me->busy) {
-			me->busy = true;
-			thread_close_all(me);
-			me->busy = false;
-		}
-		atomic_store(&runtime.finished, true);
-	}
-	rc = output_path(config.output, path, sizeof(path));
-	if (rc)
-		goto out;
-	/* The file is renamed over the destination: never over a device,
-	 * a pipe or a directory someone pointed TRMS_OUTPUT at (a symbolic
-	 * link is replaced, not followed). */
-	struct stat st;
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
-	    !S_ISLNK(st.st_mode)) {
-		rc = -EEXIST;
-		log_internal("cannot write the profile to %s: it exists and is "
-			     "not a regular file",
-			     path);
-		goto out_quiet;
-	}
-	w->scale = config.cost == COST_NS ? clock_ns_per_tick() : 1.0;
-	rc = profile_writer_open(w, path);
-	if (rc)
-		goto out;
 	write_meta(w);
 	for (uint32_t id = 0; id < region_count(); id++)
 		profile_writer_region(w, id, region_name(id));
-	if (!take(&runtime.lock, reason)) {
-		profile_writer_abort(w);
-		rc = -EBUSY;
-		goto out;
-	}
+	if (!runtime_take_lock(&runtime.lock, reason))
+		return -EBUSY;
 	write_threads(w, &skipped, &dropped);
 	/* Names are looked up in the objects' files: not from a signal
 	 * handler or _exit, where trms report does it instead. */
@@ -252,19 +199,6 @@ int runtime_write_profile(enum write_reason reason)
 	pthread_mutex_unlock(&runtime.lock);
 	profile_writer_meta_u64(w, "tuples_skipped", skipped);
 	profile_writer_meta_u64(w, "tuples_dropped", dropped);
-	rc = profile_writer_commit(w);
-out:
-	if (rc)
-		log_internal("cannot write the profile to %s: %s", path,
-			     strerror(-rc));
-out_quiet:
-	pthread_mutex_unlock(&runtime.flush_lock);
-	if (!rc && reason != WRITE_FLUSH && reason != WRITE_EXEC) {
-		log_info("profile written to %s (shadow memory %zu KiB)", path,
-			 engine_shadow_bytes(&runtime.engine) >> 10);
-		log_sampling_summary();
-	}
-	if (reason != WRITE_FLUSH || rc)
-		run_report_note(path, rc);
-	return rc;
+	return 0;
 }
+

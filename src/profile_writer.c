@@ -11,20 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sys.h"
 
 static void flush_buffer(struct profile_writer *w)
 {
-	size_t done = 0;
-
-	while (done < w->len && !w->error) {
-		ssize_t r = sys_write(w->fd, w->buf + done, w->len - done);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			w->error = r < 0 ? errno : EIO;
-		else
-			done += (size_t)r;
+	if (w->len && !w->error) {
+		int rc = w->sink(w->sink_ctx, w->buf, w->len);
+		if (rc)
+			w->error = -rc;
 	}
 	w->len = 0;
 }
@@ -97,38 +90,35 @@ static unsigned __int128 scaled(const struct profile_writer *w,
 	return (unsigned __int128)(x + 0.5L);
 }
 
-int profile_writer_open(struct profile_writer *w, const char *path)
+static int file_sink(void *ctx, const void *buf, size_t n)
 {
-	static unsigned counter;
+	return profile_file_write(ctx, buf, n);
+}
 
-	w->fd = -1;
+void profile_writer_start(struct profile_writer *w, profile_sink *sink,
+			  void *ctx)
+{
+	char head[64];
+
+	w->sink = sink;
+	w->sink_ctx = ctx;
 	w->error = 0;
 	w->tuples = 0;
 	w->len = 0;
 	if (w->scale == 0)
 		w->scale = 1.0;
-	if (strlen(path) >= sizeof(w->path))
-		return -ENAMETOOLONG;
-	strcpy(w->path, path);
-	for (int attempt = 0; attempt < 100; attempt++) {
-		snprintf(w->tmp_path, sizeof(w->tmp_path), "%s.tmp%d.%u", path,
-			 (int)getpid(),
-			 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
-		w->fd = open(w->tmp_path,
-			     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				     O_CLOEXEC,
-			     0644);
-		if (w->fd >= 0)
-			break;
-		if (errno != EEXIST)
-			return -errno;
-	}
-	if (w->fd < 0)
-		return -EEXIST;
-	char head[64];
 	snprintf(head, sizeof(head), "trms-profile %d\n",
 		 PROFILE_FORMAT_VERSION);
 	put(w, head);
+}
+
+int profile_writer_open(struct profile_writer *w, const char *path)
+{
+	int rc = profile_file_open(&w->file, path);
+
+	if (rc)
+		return rc;
+	profile_writer_start(w, file_sink, &w->file);
 	return 0;
 }
 
@@ -294,30 +284,27 @@ void profile_writer_tuple(struct profile_writer *w, uint32_t thread,
 	w->tuples++;
 }
 
-int profile_writer_commit(struct profile_writer *w)
+int profile_writer_end(struct profile_writer *w)
 {
 	put(w, "end ");
 	put_u128(w, w->tuples);
 	put(w, "\n");
 	flush_buffer(w);
-	if (!w->error && close(w->fd) != 0)
-		w->error = errno;
-	else if (w->error)
-		close(w->fd);
-	w->fd = -1;
-	if (!w->error && rename(w->tmp_path, w->path) != 0)
-		w->error = errno;
-	if (w->error) {
-		unlink(w->tmp_path);
-		return -w->error;
+	return -w->error;
+}
+
+int profile_writer_commit(struct profile_writer *w)
+{
+	int rc = profile_writer_end(w);
+
+	if (rc) {
+		profile_file_abort(&w->file);
+		return rc;
 	}
-	return 0;
+	return profile_file_commit(&w->file);
 }
 
 void profile_writer_abort(struct profile_writer *w)
 {
-	if (w->fd >= 0)
-		close(w->fd);
-	w->fd = -1;
-	unlink(w->tmp_path);
+	profile_file_abort(&w->file);
 }

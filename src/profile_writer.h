@@ -1,12 +1,11 @@
 /*
- * profile_writer.h - writes a profile file (format: docs/profile-format.md).
+ * profile_writer.h - writes a profile (format: docs/profile-format.md).
  *
- * The file is built under a temporary name next to the destination,
- * created with O_EXCL|O_NOFOLLOW and mode 0644 (less the umask), and
- * renamed over the destination only when complete: a reader sees the old
- * profile or the new one, never a mix, and a symbolic link planted at
- * either name is never followed.  Output goes through a fixed buffer: no
- * allocation, so a profile can be written from anywhere.
+ * The text goes through a fixed buffer to a sink: a profile file (see
+ * profile_file.h: it appears whole or not at all, mode 0644 less the
+ * umask), or whatever the caller passes (the library hands profiles to
+ * `trms run` through a socket).  No allocation, so a profile can be
+ * written from anywhere.
  */
 #ifndef TRMS_PROFILE_WRITER_H
 #define TRMS_PROFILE_WRITER_H
@@ -16,22 +15,31 @@
 #include <stdint.h>
 
 #include "profile.h"
+#include "profile_file.h"
 
 #define PROFILE_FORMAT_VERSION 1
 
+/* Takes @n bytes of the profile.  @return 0 or -errno. */
+typedef int profile_sink(void *ctx, const void *buf, size_t n);
+
 struct profile_writer {
-	int fd;
+	profile_sink *sink;
+	void *sink_ctx;
 	int error; /* first errno met, 0 if none */
 	size_t tuples;
 	double scale; /* multiplies costs: ticks to nanoseconds; 1 = exact */
-	char path[4096];
-	char tmp_path[4096 + 32];
+	struct profile_file file; /* the sink of profile_writer_open */
 	size_t len;
 	char buf[8192];
 };
 
-/* Start writing the profile destined for @path.  @return 0 or -errno. */
+/* Start writing the profile file destined for @path.  @return 0 or
+ * -errno (then profile_file_error(&w->file, rc) says it in words). */
 int profile_writer_open(struct profile_writer *w, const char *path);
+
+/* Start writing a profile into @sink. */
+void profile_writer_start(struct profile_writer *w, profile_sink *sink,
+			  void *ctx);
 
 void profile_writer_meta(struct profile_writer *w, const char *key,
 			 const char *value);
@@ -89,12 +97,16 @@ struct cct_line {
 
 void profile_writer_cct(struct profile_writer *w, const struct cct_line *l);
 
-/* Finish: write the trailer, flush, rename into place.  On any error the
- * temporary file is removed and the destination left as it was.
+/* Write the trailer and flush into the sink.  @return 0 or the first
+ * -errno met. */
+int profile_writer_end(struct profile_writer *w);
+
+/* For profile_writer_open: end, and put the file in place.  On any error
+ * nothing is left but what was at the destination before.
  * @return 0 or -errno. */
 int profile_writer_commit(struct profile_writer *w);
 
-/* Give up: remove the temporary file. */
+/* For profile_writer_open: give up, leaving nothing. */
 void profile_writer_abort(struct profile_writer *w);
 
 /* Decimal text of @v into @buf (at least 40 bytes); returns @buf. */

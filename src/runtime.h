@@ -72,6 +72,9 @@ struct trms_thread {
 	 * relaxed atomic stores, read by the profile writer. */
 	uint64_t in_bytes, in_calls, out_bytes, out_calls;
 	bool dead;        /* exited: only the profile remains */
+	/* When the thread started and ended (monotonic ns; until 0 while it
+	 * runs): its elapsed time, what a wall-clock sampler samples. */
+	uint64_t alive_from_ns, alive_until_ns;
 	struct cds_list_head link; /* in runtime.threads, by ordinal */
 	struct sampler_thread sampler;
 };
@@ -136,7 +139,37 @@ enum write_reason {
  * regions, and later writes do nothing.  @return 0 or -errno. */
 int runtime_write_profile(enum write_reason reason);
 
+/* Around the last profile's write at a normal exit (the destructor):
+ * from the program's exit on, terminating signals come too late (see
+ * runtime_exiting). */
+void runtime_exit_begin(void);
+void runtime_exit_end(void);
+
+/* The process is past the program's exit: the final profile is being
+ * written at a normal exit, or was a moment ago.  A terminating signal
+ * now comes too late to matter (without the library the process would
+ * be gone): the library's SIGTERM and SIGINT handler lets it pass.
+ * Async-signal-safe. */
+bool runtime_exiting(void);
+
 struct profile_writer;
+
+/* Take @m (runtime.lock, runtime.flush_lock) for a profile write: in an
+ * abrupt one (a signal handler may have interrupted the lock's owner,
+ * perhaps in this very thread) only try for a while.  @return false if
+ * it could not be had. */
+bool runtime_take_lock(pthread_mutex_t *m, enum write_reason reason);
+
+/* Everything of the profile after its header line, into @w (takes
+ * runtime.lock).  @return 0, or -EBUSY if the lock could not be had. */
+int profile_dump(struct profile_writer *w, enum write_reason reason);
+
+/* Whether the process recorded anything at all: a tuple, a sample, data
+ * through a hooked call (when in doubt, yes). */
+bool profile_recorded_anything(enum write_reason reason);
+
+/* What TRMS_VERBOSE=1 says of sampling at exit. */
+void profile_log_sampling(void);
 
 /* The sampled call trees and the sampler's totals, into @w; with names
  * of functions unless @with_names is false.  Called with runtime.lock

@@ -115,6 +115,24 @@ static void write_symbols(struct profile_writer *w, struct frames *f)
 	elf_symbols_free(symbols);
 }
 
+/* The elapsed time of every thread, live or dead (runtime.lock held). */
+static uint64_t threads_elapsed_ns(void)
+{
+	uint64_t now = clock_monotonic_ns(), sum = 0;
+	struct trms_thread *t;
+
+	cds_list_for_each_entry(t, &runtime.threads, link) {
+		uint64_t until = __atomic_load_n(&t->alive_until_ns,
+						 __ATOMIC_RELAXED);
+		uint64_t from = t->alive_from_ns;
+		if (!until)
+			until = now;
+		if (until > from)
+			sum += until - from;
+	}
+	return sum;
+}
+
 /* @samples: those in the trees as written.  Other threads may still be
  * sampling while the profile is written: the count is the one the file's
  * cct lines add up to. */
@@ -141,11 +159,18 @@ static void write_totals(struct profile_writer *w, uint64_t samples)
 	profile_writer_meta_u64(w, "samples_unattached", s.unattached);
 	profile_writer_meta_u64(w, "sample_handler_ns", s.handler_ns);
 	profile_writer_meta_u64(w, "sample_cpu_ns", s.cpu_ns);
-	/* The rate delivered: samples per second of sampled CPU time. */
-	if (s.cpu_ns)
+	/* The rate delivered: samples per second of what the sampling clock
+	 * counts, each thread's CPU time, or (wall) each thread's elapsed
+	 * time. */
+	uint64_t per = s.cpu_ns;
+	if (!strcmp(s.clock, "wall")) {
+		per = threads_elapsed_ns();
+		profile_writer_meta_u64(w, "sample_elapsed_ns", per);
+	}
+	if (per)
 		profile_writer_meta_u64(
 			w, "sample_hz_delivered",
-			(uint64_t)((double)s.samples * 1e9 / (double)s.cpu_ns +
+			(uint64_t)((double)s.samples * 1e9 / (double)per +
 				   0.5));
 }
 

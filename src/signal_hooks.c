@@ -175,6 +175,9 @@ static void on_terminating_signal(int sig)
 	struct sigaction dfl;
 	sigset_t set;
 
+	/* The program has exited: the signal comes too late to matter. */
+	if (runtime_exiting())
+		return;
 	if (atomic_load(&runtime_state) == 1)
 		runtime_write_profile(WRITE_ABRUPT);
 	/* The program's disposition is the default: die of the signal. */

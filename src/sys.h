@@ -11,7 +11,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -35,7 +36,7 @@ static inline ssize_t sys_write(int fd, const void *buf, size_t n)
  * process-wide signal: blocking it here would only send it to another
  * thread), SIGPIPE for a pipe whose reader is gone or a socket (sent
  * with MSG_NOSIGNAL).  @return what write returns, or -1 with errno
- * EFBIG or EPIPE when it was not tried.  Async-signal-safe.
+ * EFBIG when it was not tried.  Async-signal-safe.
  */
 static inline ssize_t sys_write_no_signal(int fd, const void *buf, size_t n)
 {
@@ -46,10 +47,23 @@ static inline ssize_t sys_write_no_signal(int fd, const void *buf, size_t n)
 	if (S_ISSOCK(st.st_mode))
 		return syscall(SYS_sendto, fd, buf, n, MSG_NOSIGNAL, NULL, 0);
 	if (S_ISFIFO(st.st_mode)) {
-		struct pollfd p = { fd, POLLOUT, 0 };
-		/* A pipe without a reader polls as an error. */
-		if (syscall(SYS_poll, &p, 1, 0) == 1 && (p.revents & POLLERR))
-			return errno = EPIPE, -1;
+		/* SIGPIPE (sent to the writing thread) blocked meanwhile, and
+		 * the one the write raised, if none was pending before,
+		 * taken back. */
+		sigset_t pipe_only, saved, pending;
+		const struct timespec now = { 0, 0 };
+		sigemptyset(&pipe_only);
+		sigaddset(&pipe_only, SIGPIPE);
+		sigpending(&pending);
+		int was_pending = sigismember(&pending, SIGPIPE);
+		pthread_sigmask(SIG_BLOCK, &pipe_only, &saved);
+		ssize_t written = sys_write(fd, buf, n);
+		int saved_errno = errno;
+		if (written < 0 && errno == EPIPE && !was_pending)
+			sigtimedwait(&pipe_only, NULL, &now);
+		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+		errno = saved_errno;
+		return written;
 	} else if (S_ISREG(st.st_mode)) {
 		struct rlimit limit;
 		int flags = fcntl(fd, F_GETFL);

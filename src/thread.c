@@ -75,6 +75,8 @@ static void thread_end(struct trms_thread *t,
 {
 	t->busy = true;
 	stop_sampling(t);
+	__atomic_store_n(&t->alive_until_ns, clock_monotonic_ns(),
+			 __ATOMIC_RELAXED);
 	thread_close_all(t);
 	engine_thread_fini(&t->engine);
 	pthread_mutex_lock(&runtime.lock);
@@ -159,6 +161,7 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 		memcpy(t->context, origin->context,
 		       origin->context_depth * sizeof(t->context[0]));
 	}
+	t->alive_from_ns = clock_monotonic_ns();
 	/* Ready before it is published: the profile writer may read any
 	 * thread in the list. */
 	if (origin)
@@ -214,6 +217,7 @@ void thread_after_fork_child(void)
 	self->context_depth = 0;
 	self->in_bytes = self->in_calls = 0;
 	self->out_bytes = self->out_calls = 0;
+	self->alive_from_ns = clock_monotonic_ns();
 }
 
 void thread_attach_created(const struct thread_origin *origin)

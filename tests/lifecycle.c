@@ -25,6 +25,8 @@
  *   lifecycle exec-loop  300 times: fork, and the child execs /bin/true;
  *                      exit 0 if every child exited 0 (run with fast
  *                      sampling: no sample signal may outlive the exec)
+ *   lifecycle fsize N  lower RLIMIT_FSIZE to N bytes, run 300 regions of
+ *                      distinct names (a profile of some 20 KB), exit 0
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -34,6 +36,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -178,7 +181,18 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (!strcmp(mode, "fsize") && argc > 2) {
+		struct rlimit limit = { (rlim_t)atol(argv[2]), RLIM_INFINITY };
+		char name[32];
+		if (setrlimit(RLIMIT_FSIZE, &limit))
+			return 1;
+		for (int i = 0; i < 300; i++) {
+			snprintf(name, sizeof(name), "region_%d", i);
+			cells_region(name, 1 + (unsigned)i % 8);
+		}
+		return 0;
+	}
 	fprintf(stderr, "usage: lifecycle fork|exec|threads|_exit|idle|"
-			"sigterm|handled|exec-loop\n");
+			"sigterm|handled|exec-loop|fsize N\n");
 	return 2;
 }

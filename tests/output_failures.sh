@@ -11,16 +11,14 @@
 #   (b) in a directory the program may not write to: a directory without
 #       write permission, or, as root (whom permissions do not stop), a path
 #       whose parent is a regular file and a path under /proc;
-#   (c) /dev/full.  The library writes a temporary file next to the
-#       destination and renames it over the destination, so what happens
-#       depends on whether /dev is writable: for an ordinary user it is not,
-#       the temporary file cannot be created and the profile is not
-#       written.  For root it is (devtmpfs), and the rename would replace
-#       the system's /dev/full with a regular file, so as root the case runs
-#       on a device node made with mknod (major 1, minor 7: the same device)
-#       in a scratch directory, never on the real /dev/full.  Either way the
-#       device must still be a device afterwards and no temporary file be
-#       left next to it;
+#   (c) /dev/full.  The library writes /dev/null, /dev/zero and /dev/full
+#       as they are (other destinations are built beside and renamed over
+#       them), so /dev/full fails as it fails for anyone: the message must
+#       say "No space left on device".  As root the case runs on a device
+#       node made with mknod (major 1, minor 7: the same device) in a
+#       scratch directory, never on the real /dev/full, should the library
+#       ever replace it.  The device must still be a device afterwards and
+#       no temporary file be left next to it;
 # and each must leave status, stdout and stderr as in the plain run, except
 # for lines starting "trms:" on stderr, at least one of which names the
 # path that could not be written.
@@ -34,7 +32,10 @@
 #       the variable, the value and every accepted value; the program runs
 #       as plainly and the profile is written with the default.
 #   (f) `trms run -o` with an unwritable output: the command's status and
-#       stdout, and the library's message.
+#       stdout, and trms run's message naming the directory.
+#   (g) a destination that is a directory, or a FIFO: refused, in words
+#       ("Is a directory", "it is a FIFO"), the FIFO left as it was, nothing
+#       left beside it.
 # One line per check; exit status 1 if any failed.
 set -u
 
@@ -58,7 +59,7 @@ for f in "$trms" "$lib"; do
 done
 
 unset LD_PRELOAD TRMS_OUTPUT TRMS_VERBOSE TRMS_OFF TRMS_GRANULARITY \
-	TRMS_COST TRMS_RUN_REPORT
+	TRMS_COST TRMS_RUN_SOCKET
 LC_ALL=C
 export LC_ALL
 
@@ -263,7 +264,8 @@ if [ -w /dev ] || [ "$root" = yes ]; then
 			"not the real one"
 		for p in $programs; do
 			expect_failure "(c) /dev/full (a copy)" "$p" \
-				"$work/dev/full" "$work/dev/full"
+				"$work/dev/full" \
+				"$work/dev/full: No space left on device"
 			check_device "(c) /dev/full (a copy), $(describe "$p")" \
 				"$work/dev/full"
 			if [ ! -c "$work/dev/full" ]; then
@@ -277,7 +279,8 @@ if [ -w /dev ] || [ "$root" = yes ]; then
 	fi
 else
 	for p in $programs; do
-		expect_failure "(c) /dev/full" "$p" /dev/full /dev/full
+		expect_failure "(c) /dev/full" "$p" /dev/full \
+			"/dev/full: No space left on device"
 	done
 	check_device "(c) /dev/full" /dev/full
 fi
@@ -428,6 +431,24 @@ for p in sh echo; do
 		sed -n '1,5p' "$prefix.err" | detail | detail
 	fi
 done
+
+# --- (g) a directory or a FIFO at the output path --------------------------
+
+mkdir -p "$work/dest/a-directory"
+mkfifo "$work/dest/a-fifo"
+for p in $programs; do
+	expect_failure "(g) a directory at the output path" "$p" \
+		"$work/dest/a-directory" "a-directory: Is a directory"
+	expect_failure "(g) a FIFO at the output path" "$p" \
+		"$work/dest/a-fifo" "a-fifo: it is a FIFO"
+done
+left=$(ls -A "$work/dest" | tr '\n' ' ')
+if [ ! -p "$work/dest/a-fifo" ] || [ ! -d "$work/dest/a-directory" ] ||
+	[ "$left" != "a-directory a-fifo " ]; then
+	fail "(g) the destinations changed, or files were left: $left"
+else
+	pass "(g) the directory and the FIFO are as they were, nothing beside"
+fi
 
 echo "output-failures: $passes passed, $failures failed, $skips skipped"
 [ "$failures" -eq 0 ] || exit 1

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "spawn.h"
@@ -227,6 +228,56 @@ START_TEST(replay_profile_and_tuples)
 }
 END_TEST
 
+/* A directory stands for the profiles in it (*.trms, not hidden ones):
+ * for report and merge as the files named one by one; a directory with
+ * none is an error naming it. */
+START_TEST(report_and_merge_take_directories)
+{
+	struct spawn_result r, one_by_one;
+	char dir[400], a[450], b[450], merged[450], empty[400];
+	const char *trace = scratch_file(
+		"d.trace", "3 call f\n3 read 0 8\n3 return\n"
+			   "7 call g\n7 kwrite 0 4\n7 read 0 4\n7 return\n");
+
+	snprintf(dir, sizeof(dir), "%s/profiles", scratch);
+	ck_assert_int_eq(mkdir(dir, 0777), 0);
+	snprintf(a, sizeof(a), "%s/a.trms", dir);
+	snprintf(b, sizeof(b), "%s/b.trms", dir);
+	for (int i = 0; i < 2; i++) {
+		run(&r, NULL, "replay", "--profile", i ? b : a, trace, NULL);
+		ck_assert_int_eq(r.status, 0);
+		spawn_free(&r);
+	}
+	scratch_file("profiles/.hidden.trms", "not a profile\n");
+	scratch_file("profiles/notes.txt", "not a profile\n");
+	run(&one_by_one, NULL, "report", "--tuples", a, b, NULL);
+	ck_assert_int_eq(one_by_one.status, 0);
+	run(&r, NULL, "report", "--tuples", dir, NULL);
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	ck_assert_str_eq(r.out, one_by_one.out);
+	spawn_free(&r);
+	spawn_free(&one_by_one);
+	snprintf(merged, sizeof(merged), "%s/merged.trms", scratch);
+	run(&r, NULL, "merge", "-o", merged, dir, NULL);
+	ck_assert_msg(r.status == 0, "%s", r.err);
+	spawn_free(&r);
+	run(&r, NULL, "report", "--tuples", merged, NULL);
+	ck_assert(strstr(r.out, "f\t3\ttrms\t2\t2\t") != NULL);
+	spawn_free(&r);
+	snprintf(empty, sizeof(empty), "%s/empty", scratch);
+	ck_assert_int_eq(mkdir(empty, 0777), 0);
+	run(&r, NULL, "report", empty, NULL);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_msg(strstr(r.err, "empty: no profile (*.trms) in this "
+				    "directory"),
+		      "%s", r.err);
+	spawn_free(&r);
+	run(&r, NULL, "merge", "-o", merged, empty, NULL);
+	ck_assert_int_eq(r.status, 2);
+	spawn_free(&r);
+}
+END_TEST
+
 /* Bad profiles: one message naming file and line, exit 2. */
 START_TEST(report_rejects_bad_profiles)
 {
@@ -342,6 +393,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, replay_missing_file);
 	tcase_add_test(tc, replay_profile_and_tuples);
 	tcase_add_test(tc, report_rejects_bad_profiles);
+	tcase_add_test(tc, report_and_merge_take_directories);
 	tcase_add_test(tc, help_and_usage);
 	tcase_add_test(tc, run_sampling_options);
 	suite_add_tcase(s, tc);

@@ -1,9 +1,10 @@
 /*
  * test_lifecycle.c - every process the library is loaded into leaves
  * exactly one profile of its own: across fork, exec and _exit, with no
- * regions at all, and with a thousand threads come and gone.  Runs the
- * helper program lifecycle.c (linked with the library) and reads the
- * profiles it leaves.
+ * regions at all, and with a thousand threads come and gone; and none,
+ * without a signal or a file left behind, under a file size limit the
+ * profile does not fit in.  Runs the helper program lifecycle.c (linked
+ * with the library) and reads the profiles it leaves.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -34,18 +35,41 @@ static void teardown(void)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
-static void run_lifecycle(const char *mode, struct spawn_result *r)
+static void run_lifecycle_with(const char *mode, const char *arg,
+			       struct spawn_result *r)
 {
 	char output[400];
 	char *env[] = { output, "TRMS_COST=events",
 			/* fast, so that exec meets pending samples */
 			"TRMS_SAMPLE_HZ=10000", NULL };
-	char *argv[] = { getenv("LIFECYCLE_BIN"), (char *)mode, NULL };
+	char *argv[] = { getenv("LIFECYCLE_BIN"), (char *)mode, (char *)arg,
+			 NULL };
 
 	ck_assert_ptr_nonnull(argv[0]);
 	snprintf(output, sizeof(output), "TRMS_OUTPUT=%s/%%e.%%p.trms",
 		 scratch);
 	spawn(argv, NULL, env, r);
+}
+
+static void run_lifecycle(const char *mode, struct spawn_result *r)
+{
+	run_lifecycle_with(mode, NULL, r);
+}
+
+/* The names in the scratch directory, space-separated ("" if none). */
+static void scratch_names(char *out, size_t len)
+{
+	DIR *d = opendir(scratch);
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(d);
+	out[0] = '\0';
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			strncat(out, e->d_name, len - strlen(out) - 2);
+			strcat(out, " ");
+		}
+	closedir(d);
 }
 
 /* Read every profile in the scratch directory into @docs. */
@@ -284,6 +308,32 @@ START_TEST(program_handler_wins)
 }
 END_TEST
 
+/* A file size limit below the profile's size: the write stops short of
+ * it (a write past it raises SIGXFSZ, which kills by default), nothing is
+ * left, the program's status is its own and the reason is said.  With 0
+ * the first write fails; with 10000 the first 8 KiB go out. */
+START_TEST(file_size_limit_raises_no_signal)
+{
+	static const char *const limits[] = { "0", "10000" };
+	struct spawn_result r;
+	char names[1024];
+
+	for (size_t i = 0; i < 2; i++) {
+		run_lifecycle_with("fsize", limits[i], &r);
+		ck_assert_msg(r.status == 0,
+			      "RLIMIT_FSIZE %s: status %d (153: SIGXFSZ); "
+			      "stderr:\n%s",
+			      limits[i], r.status, r.err);
+		ck_assert_msg(strstr(r.err, "File too large"),
+			      "RLIMIT_FSIZE %s: stderr:\n%s", limits[i], r.err);
+		scratch_names(names, sizeof(names));
+		ck_assert_msg(!names[0], "RLIMIT_FSIZE %s: left: %s",
+			      limits[i], names);
+		spawn_free(&r);
+	}
+}
+END_TEST
+
 static Suite *lifecycle_suite(void)
 {
 	Suite *s = suite_create("lifecycle");
@@ -300,6 +350,7 @@ static Suite *lifecycle_suite(void)
 	tcase_add_test(tc, thousand_threads_leave_nothing_behind);
 	tcase_add_test(tc, sigterm_still_leaves_profile);
 	tcase_add_test(tc, program_handler_wins);
+	tcase_add_test(tc, file_size_limit_raises_no_signal);
 	suite_add_tcase(s, tc);
 	return s;
 }

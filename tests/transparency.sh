@@ -35,7 +35,7 @@ fi
 # The same settings for both runs, and none of the library's own inherited
 # from whoever runs the test.
 unset LD_PRELOAD TRMS_OUTPUT TRMS_VERBOSE TRMS_OFF TRMS_GRANULARITY \
-	TRMS_COST TRMS_RUN_REPORT
+	TRMS_COST TRMS_RUN_SOCKET
 LC_ALL=C
 export LC_ALL
 

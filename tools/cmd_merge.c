@@ -10,13 +10,16 @@
 
 #include "commands.h"
 #include "profile_merge.h"
+#include "profile_paths.h"
 
 static const char usage[] =
 	"Usage: trms merge -o OUT PROFILE...\n"
 	"\n"
 	"Merge profiles of threads, processes and runs into one profile,\n"
 	"OUT, which trms report and trms merge read like any other.  With\n"
-	"one PROFILE, OUT is that profile in canonical form.\n"
+	"one PROFILE, OUT is that profile in canonical form.  A PROFILE that\n"
+	"is a directory (as `trms run` leaves) stands for every profile in\n"
+	"it (its *.trms files).\n"
 	"\n"
 	"What is the same thing in several profiles merges: regions with the\n"
 	"same name; threads with the same name, or else (unnamed) with the\n"
@@ -90,10 +93,17 @@ int cmd_merge(int argc, char **argv)
 	if (optind == argc)
 		return usage_error("merge", "no PROFILE given");
 
-	size_t n = (size_t)(argc - optind);
+	struct profile_paths paths;
+	char err[1024];
+
+	if (profile_paths_expand(argv + optind, (size_t)(argc - optind), &paths,
+				 err, sizeof(err))) {
+		fprintf(stderr, "trms merge: %s\n", err);
+		return 2;
+	}
+	size_t n = paths.n;
 	struct profile_doc *inputs = calloc(n, sizeof(*inputs));
 	struct profile_doc merged = { 0 };
-	char err[1024];
 	int status = 0;
 
 	if (!inputs) {
@@ -101,7 +111,7 @@ int cmd_merge(int argc, char **argv)
 		return 1;
 	}
 	for (size_t i = 0; i < n && !status; i++) {
-		if (profile_read(argv[optind + (int)i], &inputs[i], err,
+		if (profile_read(paths.paths[i], &inputs[i], err,
 				 sizeof(err))) {
 			fprintf(stderr, "trms merge: %s\n", err);
 			status = 2;
@@ -124,5 +134,6 @@ int cmd_merge(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		profile_doc_free(&inputs[i]);
 	free(inputs);
+	profile_paths_free(&paths);
 	return status;
 }

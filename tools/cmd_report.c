@@ -17,6 +17,7 @@
 #include "cct_view.h"
 #include "commands.h"
 #include "pprof_export.h"
+#include "profile_paths.h"
 #include "profile_reader.h"
 #include "report_library.h"
 #include "report_output.h"
@@ -25,9 +26,11 @@
 static const char usage[] =
 	"Usage: trms report [OPTIONS] PROFILE...\n"
 	"\n"
-	"Print what one or more profiles say.  Profiles of several threads,\n"
-	"processes and runs are merged: tuples of the same region, thread,\n"
-	"metric and input size are added together.\n"
+	"Print what one or more profiles say.  A PROFILE that is a directory\n"
+	"(as `trms run` leaves) stands for every profile in it (its *.trms\n"
+	"files).  Profiles of several threads, processes and runs are merged:\n"
+	"tuples of the same region, thread, metric and input size are added\n"
+	"together.\n"
 	"\n"
 	"Without options: one line per region, ranked by total cost: its\n"
 	"total cost, activations (calls), distinct input sizes, how its cost\n"
@@ -400,11 +403,18 @@ int cmd_report(int argc, char **argv)
 	if (status)
 		return status < 0 ? 0 : status;
 
-	size_t n_docs = (size_t)(argc - optind);
-	char *const *paths = argv + optind;
+	struct profile_paths inputs;
+	char err[512];
+
+	if (profile_paths_expand(argv + optind, (size_t)(argc - optind),
+				 &inputs, err, sizeof(err))) {
+		fprintf(stderr, "trms report: %s\n", err);
+		return 2;
+	}
+	size_t n_docs = inputs.n;
+	char *const *paths = inputs.paths;
 	struct profile_doc *docs = calloc(n_docs, sizeof(*docs));
 	struct report r = { 0 };
-	char err[512];
 
 	if (!docs) {
 		fprintf(stderr, "trms: out of memory\n");
@@ -455,6 +465,7 @@ out:
 	for (size_t i = 0; i < n_docs; i++)
 		profile_doc_free(&docs[i]);
 	free(docs);
+	profile_paths_free(&inputs);
 	if (fflush(stdout) != 0 && !status) {
 		fprintf(stderr, "trms report: cannot write the output\n");
 		status = 1;

@@ -51,7 +51,7 @@ static enum meta_rule meta_rule(const char *key)
 		"merged",	      "renumbers",	   "tuples_skipped",
 		"tuples_dropped",     "samples",	   "samples_unattached",
 		"samples_overrun",
-		"sample_handler_ns", "sample_cpu_ns",
+		"sample_handler_ns", "sample_cpu_ns", "sample_elapsed_ns",
 	};
 
 	for (size_t i = 0; i < COUNT(sums); i++)
@@ -182,12 +182,16 @@ static void merge_agreed(struct merge *m, const char *key)
 }
 
 /* The rate the merged samples were delivered at, as the library computes
- * it: samples per second of sampled CPU time. */
+ * it: samples per second of sampled CPU time, or with the wall clock of
+ * the threads' elapsed time. */
 static void derive_rate(struct profile_doc *out)
 {
 	uint64_t samples, cpu_ns;
 	const char *s = profile_meta(out, "samples");
-	const char *c = profile_meta(out, "sample_cpu_ns");
+	const char *clock = profile_meta(out, "sample_clock");
+	const char *c = profile_meta(out, clock && !strcmp(clock, "wall")
+						  ? "sample_elapsed_ns"
+						  : "sample_cpu_ns");
 
 	if (s && c && profile_parse_u64(s, &samples) &&
 	    profile_parse_u64(c, &cpu_ns) && cpu_ns)

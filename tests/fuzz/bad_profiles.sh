@@ -3,7 +3,8 @@
 # empty, truncated at every line boundary and in the middle of every line
 # of a real profile, of another version, with an unknown line type, with
 # tuples of undeclared regions and threads, bad numbers, overlong lines,
-# NUL bytes, broken call trees; a directory, a missing file, /dev/zero.
+# NUL bytes, broken call trees; a directory without profiles, a missing
+# file, /dev/zero.
 # Each time: exit status 2, nothing on stdout, and exactly one line on
 # stderr, which names the file and, where there is one, the line.  Then
 # each hand-written file of the fuzz corpus: read (exit 0) or refused that
@@ -198,7 +199,8 @@ refused "NUL byte in the first line" "$f" "$f:1" "NUL byte"
 
 # Not files.
 mkdir "$tmp/a-directory"
-refused "a directory" "$tmp/a-directory" "$tmp/a-directory" "directory"
+refused "a directory without profiles" "$tmp/a-directory" "$tmp/a-directory" \
+	"no profile (*.trms) in this directory"
 refused "a missing file" "$tmp/missing.trms" "$tmp/missing.trms" \
 	"No such file"
 refused "/dev/zero" /dev/zero /dev/zero:1 "not a trms profile"

@@ -182,7 +182,7 @@ static const char *const trms_settings[] = {
 	"LD_PRELOAD",	    "TRMS_OUTPUT",	  "TRMS_SAMPLE_HZ",
 	"TRMS_SAMPLE_CLOCK", "TRMS_SAMPLE_SIGNAL", "TRMS_OFF",
 	"TRMS_COST",	    "TRMS_VERBOSE",	  "TRMS_GRANULARITY",
-	"TRMS_RUN_REPORT",  "TRMS_SAMPLE_TRAP",
+	"TRMS_RUN_SOCKET",  "TRMS_SAMPLE_TRAP",
 };
 
 /* gdb's backtraces of every thread, the threads interrupted by a signal

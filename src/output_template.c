@@ -1,0 +1,59 @@
+/*
+ * output_template.c - profile file names from a template (see
+ * output_template.h).
+ */
+#include "output_template.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static int append(char *out, size_t len, size_t *used, const char *s,
+		  size_t n)
+{
+	if (*used + n >= len)
+		return -ENAMETOOLONG;
+	memcpy(out + *used, s, n);
+	*used += n;
+	out[*used] = '\0';
+	return 0;
+}
+
+int template_expand(const char *template, long pid, const char *program,
+		    char *out, size_t len, size_t used)
+{
+	char number[32];
+	int rc = 0;
+
+	if (used >= len)
+		return -ENAMETOOLONG;
+	out[used] = '\0';
+	for (const char *p = template; *p && !rc; p++) {
+		if (*p == '%' && p[1] == 'p') {
+			int n = snprintf(number, sizeof(number), "%ld", pid);
+			rc = append(out, len, &used, number, (size_t)n);
+			p++;
+		} else if (*p == '%' && p[1] == 'e') {
+			rc = append(out, len, &used, program, strlen(program));
+			p++;
+		} else if (*p == '%' && p[1] == '%') {
+			rc = append(out, len, &used, "%", 1);
+			p++;
+		} else {
+			rc = append(out, len, &used, p, 1);
+		}
+	}
+	return rc;
+}
+
+int template_suffixed(const char *path, unsigned n, char *out, size_t len)
+{
+	size_t path_len = strlen(path);
+	const char *ext = path_len >= 5 && !strcmp(path + path_len - 5, ".trms")
+				  ? ".trms"
+				  : "";
+	size_t stem = path_len - strlen(ext);
+	int w = snprintf(out, len, "%.*s.%u%s", (int)stem, path, n, ext);
+
+	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
+}

@@ -1,0 +1,22 @@
+/*
+ * output_template.h - profile file names from a template (TRMS_OUTPUT,
+ * `trms run -o`): shared by the library and `trms run`, which names the
+ * profiles handed to it the same way.
+ */
+#ifndef TRMS_OUTPUT_TEMPLATE_H
+#define TRMS_OUTPUT_TEMPLATE_H
+
+#include <stddef.h>
+
+/* @template with %p replaced by @pid, %e by @program and %% by a percent
+ * sign, appended to @out (which holds @used bytes).  @return 0, or
+ * -ENAMETOOLONG. */
+int template_expand(const char *template, long pid, const char *program,
+		    char *out, size_t len, size_t used);
+
+/* @path with ".@n" before its ".trms" (or at its end): where a later image
+ * of a process (after exec) puts its profile beside the first one's.
+ * @return 0, or -ENAMETOOLONG. */
+int template_suffixed(const char *path, unsigned n, char *out, size_t len);
+
+#endif

@@ -1,0 +1,305 @@
+/*
+ * profile_write.c - when and where the process's profile is written (what
+ * it says: profile_dump.c): one write at a time, nothing interrupting it,
+ * handed to `trms run` or written as a file, and the exit's write, after
+ * which a terminating signal comes too late to matter.
+ */
+#define _GNU_SOURCE
+#include "runtime.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "output.h"
+#include "profile_writer.h"
+#include "real.h"
+#include "run_link.h"
+
+/* Written under flush_lock; too big for a thread's stack to be sure. */
+static struct profile_writer writer;
+
+/* Why a profile could not be put together (profile_dump's -EBUSY). */
+static const char busy[] = "the library's state was in use by an "
+			   "interrupted thread";
+
+/* The thread holding flush_lock (0: none): an abrupt write on that very
+ * thread interrupted it, and waiting would be for ever. */
+static atomic_int flush_owner;
+
+/* How long an abrupt write waits for another thread's write to end, and
+ * for the runtime lock (held only briefly: a thread starting or ending,
+ * or the owner was interrupted). */
+#define ABRUPT_FLUSH_WAIT_NS 2000000000ull
+#define ABRUPT_LOCK_WAIT_NS 20000000ull
+
+bool runtime_take_lock(pthread_mutex_t *m, enum write_reason reason)
+{
+	bool flush = m == &runtime.flush_lock;
+
+	if (reason != WRITE_ABRUPT) {
+		pthread_mutex_lock(m);
+		return true;
+	}
+	uint64_t give_up = clock_monotonic_ns() +
+			   (flush ? ABRUPT_FLUSH_WAIT_NS : ABRUPT_LOCK_WAIT_NS);
+	for (int i = 0;; i++) {
+		if (pthread_mutex_trylock(m) == 0)
+			return true;
+		if (flush && atomic_load(&flush_owner) == gettid())
+			return false;
+		if (clock_monotonic_ns() > give_up)
+			return false;
+		if (i < 100) {
+			sched_yield();
+		} else {
+			struct timespec ms = { 0, 1000000 };
+			syscall(SYS_nanosleep, &ms, NULL);
+		}
+	}
+}
+
+static bool take_flush_lock(enum write_reason reason)
+{
+	if (!runtime_take_lock(&runtime.flush_lock, reason))
+		return false;
+	atomic_store(&flush_owner, gettid());
+	return true;
+}
+
+static void release_flush_lock(void)
+{
+	atomic_store(&flush_owner, 0);
+	pthread_mutex_unlock(&runtime.flush_lock);
+}
+
+/* Block what could interrupt the write on this thread: every signal but
+ * the faults (which cannot wait) and the sampling signals.  A handler of
+ * the program's that ends the process (_exit in a SIGTERM handler) then
+ * runs after the write, not in the middle of it; a signal aimed at the
+ * whole process goes to another thread or waits as long. */
+static void block_signals(sigset_t *saved)
+{
+	static const int keep[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+				    SIGTRAP, SIGSYS, SIGABRT };
+	sigset_t set;
+
+	sigfillset(&set);
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		sigdelset(&set, keep[i]);
+	if (sampler_signal() > 0)
+		sigdelset(&set, sampler_signal());
+	REAL(pthread_sigmask)(SIG_BLOCK, &set, saved);
+}
+
+static void restore_signals(const sigset_t *saved)
+{
+	REAL(pthread_sigmask)(SIG_SETMASK, saved, NULL);
+}
+
+/* Write the profile file at @path.  @return 0 or -errno, with words for
+ * it in *@why. */
+static int write_file(const char *path, enum write_reason reason,
+		      const char **why)
+{
+	struct profile_writer *w = &writer;
+	int rc = profile_writer_open(w, path);
+
+	if (!rc) {
+		rc = profile_dump(w, reason);
+		if (rc) {
+			profile_writer_abort(w);
+			*why = busy;
+			return rc;
+		}
+		rc = profile_writer_commit(w);
+	}
+	*why = profile_file_error(&w->file, rc);
+	return rc;
+}
+
+/* Hand the profile to trms run.  @return 0, -errno (*@why: the
+ * library's trouble), or 1 if trms run could not be reached or the
+ * connection broke: nothing was kept. */
+static int deliver(bool last, enum write_reason reason, const char **why)
+{
+	struct profile_writer *w = &writer;
+	struct run_message m = { .kind = RUN_PROFILE, .last = last };
+	struct run_delivery d;
+
+	if (run_link_open(&d, &m))
+		return 1;
+	profile_writer_start(w, run_link_send, &d);
+	int rc = profile_dump(w, reason);
+	if (rc) {
+		/* Cut short: trms run keeps nothing of it. */
+		run_link_close(&d);
+		*why = busy;
+		return rc;
+	}
+	rc = profile_writer_end(w);
+	if (!rc)
+		rc = run_link_finish(&d);
+	run_link_close(&d);
+	return rc ? 1 : 0;
+}
+
+/* Under trms run, with a template whose directory does not depend on the
+ * process: trms run writes the profile. */
+static bool delivering(void)
+{
+	const char *slash = strrchr(config.output, '/');
+
+	return run_link_active() &&
+	       !(slash && memchr(config.output, '%',
+				 (size_t)(slash - config.output)));
+}
+
+/* The final write at a normal exit: 0 before, 1 while it lasts, 2 after
+ * (exit_written_ns: when it ended). */
+static atomic_int exit_phase;
+static _Atomic uint64_t exit_written_ns;
+
+/* How long after the exit's write a terminating signal still counts as
+ * having come too late: the process would be gone. */
+#define EXIT_GRACE_NS 10000000ull
+
+void runtime_exit_begin(void)
+{
+	atomic_store(&exit_phase, 1);
+}
+
+void runtime_exit_end(void)
+{
+	atomic_store(&exit_written_ns, clock_monotonic_ns());
+	atomic_store(&exit_phase, 2);
+}
+
+bool runtime_exiting(void)
+{
+	int phase = atomic_load(&exit_phase);
+
+	return phase == 1 ||
+	       (phase == 2 && clock_monotonic_ns() <
+				      atomic_load(&exit_written_ns) +
+					      EXIT_GRACE_NS);
+}
+
+/* The profile of a process that recorded nothing: under trms run, a
+ * word to it instead (unless it asked for every profile). */
+static bool skip_empty(bool last, enum write_reason reason)
+{
+	if (!run_link_active() || run_link_keeps_empty() ||
+	    profile_recorded_anything(reason))
+		return false;
+	struct run_message m = { .kind = RUN_EMPTY, .last = last };
+	run_link_note(&m);
+	return true;
+}
+
+/* Write the profile here (the template's directory depends on the
+ * process, or trms run cannot be reached: gone, another network
+ * namespace, a sandbox), and tell trms run if there is one. */
+static int write_here(bool last, enum write_reason reason, char *path,
+		      size_t len, const char **why)
+{
+	int rc = output_path(config.output, path, len);
+
+	if (rc)
+		*why = strerror(-rc);
+	else
+		rc = write_file(path, reason, why);
+	if (run_link_active()) {
+		struct run_message m = {
+			.kind = rc ? RUN_FAILED : RUN_WRITTEN,
+			.last = last,
+			.path = path,
+			.error = -rc,
+			.reason = *why,
+		};
+		run_link_note(&m);
+	}
+	return rc;
+}
+
+int runtime_write_profile(enum write_reason reason)
+{
+	bool last = reason == WRITE_EXIT || reason == WRITE_ABRUPT;
+	char path[CONFIG_PATH_MAX] = "";
+	const char *why = NULL;
+	bool empty = false, handed = false;
+	sigset_t saved;
+	int rc;
+
+	/* Not in a process that is not ours, nor in a sandboxed thread,
+	 * where any system call may be fatal (sandbox_hooks.c wrote the
+	 * profile as the thread entered the sandbox). */
+	if (!runtime_own_process() || thread_is_sandboxed())
+		return 0;
+	block_signals(&saved);
+	if (!take_flush_lock(reason)) {
+		/* Whoever holds the profile will not finish it: nothing of
+		 * it may stay behind. */
+		profile_file_discard(&writer.file);
+		restore_signals(&saved);
+		log_info("profile not written: another thread was writing it "
+			 "when the process ended");
+		return -EBUSY;
+	}
+	if (atomic_load(&runtime.finished)) {
+		release_flush_lock();
+		restore_signals(&saved);
+		return 0;
+	}
+	if (last) {
+		/* The last write: the calling thread's open regions end now
+		 * (unless it was interrupted inside the library, whose state
+		 * it was changing). */
+		struct trms_thread *me = thread_current;
+		if (me && !me->busy) {
+			me->busy = true;
+			thread_close_all(me);
+			me->busy = false;
+		}
+		atomic_store(&runtime.finished, true);
+	}
+	empty = skip_empty(last, reason);
+	if (empty) {
+		rc = 0;
+	} else {
+		writer.scale =
+			config.cost == COST_NS ? clock_ns_per_tick() : 1.0;
+		rc = delivering() ? deliver(last, reason, &why) : 1;
+		handed = rc == 0;
+		if (handed)
+			strcpy(path, "trms run, which writes it in its "
+				     "directory");
+		else if (rc == 1)
+			rc = write_here(last, reason, path, sizeof(path), &why);
+	}
+	release_flush_lock();
+	restore_signals(&saved);
+	if (rc == -EBUSY)
+		log_info("profile not written: %s", why);
+	else if (rc && run_link_active())
+		/* trms run says it, or it is the library's own trouble. */
+		log_info("profile not written to %s: %s", path, why);
+	else if (rc)
+		log_environment("cannot write the profile to %s: %s", path,
+				why);
+	else if (empty && last)
+		log_info("nothing recorded (no samples, regions or I/O): no "
+			 "profile");
+	else if (last)
+		log_info("profile %s %s (shadow memory %zu KiB)",
+			 handed ? "handed to" : "written to", path,
+			 engine_shadow_bytes(&runtime.engine) >> 10);
+	if (!rc && last)
+		profile_log_sampling();
+	return rc;
+}

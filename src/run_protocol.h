@@ -1,0 +1,62 @@
+/*
+ * run_protocol.h - how a process under `trms run` hands over its profile,
+ * or says what became of it: the library's side is run_link.c, trms run's
+ * tools/run_collector.c.
+ *
+ * trms run listens on an abstract AF_UNIX stream socket (no file: nothing
+ * for permissions to refuse, nothing a chroot hides, gone when trms run
+ * is) and tells the processes of its tree in the environment:
+ *
+ *   TRMS_RUN_SOCKET=NAME,TOKEN[,all]
+ *
+ * NAME is the socket's abstract name, TOKEN a random secret that proves a
+ * message comes from the tree (abstract names are visible to every local
+ * user in /proc/net/unix; the environment of a process is not), "all"
+ * asks for the profiles of processes that recorded nothing too.
+ *
+ * One connection carries one message: header lines "key value" (values
+ * escaped as profile names are: every byte <= ' ', '%' and 0x7f as %XX),
+ *
+ *   trms-run 1                  the protocol's version
+ *   token TOKEN
+ *   kind profile|empty|written|failed
+ *   last 0|1                    the image's last profile (exit, fatal
+ *                               signal), not a flush or one before exec
+ *   pid N                       as the process sees itself
+ *   process_start N             /proc/self/stat's start time (ticks)
+ *   image N                     when this image's library started (ns
+ *                               since the epoch): tells exec'd images of
+ *                               one process apart
+ *   program NAME                what %e stands for
+ *   path PATH                   written, failed: where the process wrote
+ *                               its profile, or tried to
+ *   error N                     failed: the errno
+ *   reason WORDS                failed: why, in words
+ *
+ * then an empty line.  For kind "profile" the profile follows in chunks,
+ * each a 4-byte little-endian length and that many bytes, the last of
+ * length 0 (a connection that ends before it was cut short: trms run
+ * keeps nothing of it).  Nothing is answered: the process does not wait
+ * for trms run to write the file (its exit stays short); trms run says
+ * at the end what it could not write.  trms run names the file itself,
+ * from its own template, the pid and the program: a process never
+ * chooses a path.
+ *
+ *   profile  trms run writes the profile into its directory
+ *   empty    the process recorded nothing (no samples, no regions, no
+ *            I/O) and, without "all", wrote nothing
+ *   written  the process wrote its profile itself (the template's
+ *            directory depends on the process), at PATH
+ *   failed   it could not write it, at PATH
+ */
+#ifndef TRMS_RUN_PROTOCOL_H
+#define TRMS_RUN_PROTOCOL_H
+
+#define RUN_PROTOCOL_VERSION 1
+#define RUN_SOCKET_VARIABLE "TRMS_RUN_SOCKET"
+#define RUN_HEADER_MAX 8192
+#define RUN_CHUNK_MAX (1u << 20)
+#define RUN_TOKEN_HEX 32
+#define RUN_NAME_MAX 100
+
+#endif
