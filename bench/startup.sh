@@ -11,7 +11,9 @@
 #      (posix_spawn, no shell), the variants' order rotated from round to
 #      round.  Reported: the median over rounds of the mean wall and CPU
 #      time (user + system, from wait4) per run, and of the time added to
-#      the native run of the same round.
+#      the native run of the same round.  CPU time is the steadier of the
+#      two on a busy machine: it leaves out the time spent waiting for a
+#      CPU (a virtual machine's stolen time aside).
 #   2. A shell loop of 200 short commands, sh -c 'for i in $(seq 200); do
 #      /bin/true; done': natively, with only the commands preloaded
 #      (LD_PRELOAD set on each /bin/true), with the shell preloaded too
@@ -168,8 +170,9 @@ done
 
 echo
 echo "-- /bin/true: $rounds rounds of $batch runs per variant, interleaved"
-printf '  %-11s %10s %10s %16s %10s %16s\n' variant "wall (us)" "cpu (us)" \
-	"wall added (us)" "ratio" "[q1-q3]"
+echo "   (added: median over rounds of the difference to that round's native run)"
+printf '  %-11s %10s %10s %11s %11s %10s %14s\n' variant "wall (us)" \
+	"cpu (us)" "wall added" "cpu added" "wall ratio" "[q1-q3]"
 for v in "${variants[@]}"; do
 	read -r w _ _ < <(values "$v" "$scratch/true.wall" | stats)
 	read -r c _ _ < <(values "$v" "$scratch/true.cpu" | stats)
@@ -178,9 +181,10 @@ for v in "${variants[@]}"; do
 		continue
 	fi
 	read -r d _ _ < <(per_round "$v" native diff "$scratch/true.wall" | stats)
+	read -r dc _ _ < <(per_round "$v" native diff "$scratch/true.cpu" | stats)
 	read -r q q1 q3 < <(per_round "$v" native ratio "$scratch/true.wall" | stats)
-	printf '  %-11s %10s %10s %16s %10s %16s\n' "$v" "$(fmt "$w" 0)" \
-		"$(fmt "$c" 0)" "$(fmt "$d" 0)" "$(fmt "$q" 2)" \
+	printf '  %-11s %10s %10s %11s %11s %10s %14s\n' "$v" "$(fmt "$w" 0)" \
+		"$(fmt "$c" 0)" "$(fmt "$d" 0)" "$(fmt "$dc" 0)" "$(fmt "$q" 2)" \
 		"[$(fmt "$q1" 2)-$(fmt "$q3" 2)]"
 done
 echo "  target: default adds at most 1000 us; less than gperftools adds"
@@ -226,21 +230,21 @@ done
 echo
 echo "-- shell loop: sh -c '$loop', $loop_rounds rounds, interleaved"
 echo "   (commands: LD_PRELOAD on each /bin/true only; all: the shell preloaded too)"
-printf '  %-11s %10s %10s %10s %16s\n' variant "wall (ms)" "cpu (ms)" ratio "[q1-q3]"
+printf '  %-11s %10s %10s %10s %14s %10s\n' variant "wall (ms)" "cpu (ms)" \
+	"wall ratio" "[q1-q3]" "cpu ratio"
 for v in "${loop_variants[@]}"; do
 	read -r w _ _ < <(values "$v" "$scratch/loop.wall" | stats)
 	read -r c _ _ < <(values "$v" "$scratch/loop.cpu" | stats)
+	ws=$(awk -v x="$w" 'BEGIN { printf "%.1f", x / 1000 }')
+	cs=$(awk -v x="$c" 'BEGIN { printf "%.1f", x / 1000 }')
 	if [ "$v" = native ]; then
-		printf '  %-11s %10s %10s\n' "$v" \
-			"$(awk -v x="$w" 'BEGIN { printf "%.1f", x / 1000 }')" \
-			"$(awk -v x="$c" 'BEGIN { printf "%.1f", x / 1000 }')"
+		printf '  %-11s %10s %10s\n' "$v" "$ws" "$cs"
 		continue
 	fi
 	read -r q q1 q3 < <(per_round "$v" native ratio "$scratch/loop.wall" | stats)
-	printf '  %-11s %10s %10s %10s %16s\n' "$v" \
-		"$(awk -v x="$w" 'BEGIN { printf "%.1f", x / 1000 }')" \
-		"$(awk -v x="$c" 'BEGIN { printf "%.1f", x / 1000 }')" \
-		"$(fmt "$q" 2)" "[$(fmt "$q1" 2)-$(fmt "$q3" 2)]"
+	read -r qc _ _ < <(per_round "$v" native ratio "$scratch/loop.cpu" | stats)
+	printf '  %-11s %10s %10s %10s %14s %10s\n' "$v" "$ws" "$cs" \
+		"$(fmt "$q" 2)" "[$(fmt "$q1" 2)-$(fmt "$q3" 2)]" "$(fmt "$qc" 2)"
 done
 echo "  target: at most 1.5x native"
 echo "  (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
@@ -301,7 +305,8 @@ done
 
 echo "-- autotools build of $package ($(basename "$src")): $steps"
 echo "   $build_rounds rounds, interleaved; about $(stats <"$scratch/build.profiles" | cut -d' ' -f1) profiles per preloaded build"
-printf '  %-11s %10s %10s %10s %16s\n' variant "wall (s)" "cpu (s)" ratio "[q1-q3]"
+printf '  %-11s %10s %10s %10s %14s %10s\n' variant "wall (s)" "cpu (s)" \
+	"wall ratio" "[q1-q3]" "cpu ratio"
 for v in "${build_variants[@]}"; do
 	read -r w _ _ < <(values "$v" "$scratch/build.wall" | stats)
 	read -r c _ _ < <(values "$v" "$scratch/build.cpu" | stats)
@@ -312,8 +317,9 @@ for v in "${build_variants[@]}"; do
 		continue
 	fi
 	read -r q q1 q3 < <(per_round "$v" native ratio "$scratch/build.wall" | stats)
-	printf '  %-11s %10s %10s %10s %16s\n' "$v" "$ws" "$cs" "$(fmt "$q" 2)" \
-		"[$(fmt "$q1" 2)-$(fmt "$q3" 2)]"
+	read -r qc _ _ < <(per_round "$v" native ratio "$scratch/build.cpu" | stats)
+	printf '  %-11s %10s %10s %10s %14s %10s\n' "$v" "$ws" "$cs" \
+		"$(fmt "$q" 2)" "[$(fmt "$q1" 2)-$(fmt "$q3" 2)]" "$(fmt "$qc" 2)"
 done
 echo "  target: at most 1.3x native"
 echo "  (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
