@@ -12,6 +12,9 @@
 
 #ifdef CLOCK_HAVE_TSC
 #include <cpuid.h>
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#endif
 #endif
 
 bool clock_use_tsc;
@@ -19,16 +22,32 @@ bool clock_use_tsc;
 /* The two clocks read together at clock_init. */
 static struct clock_pair anchor;
 
-/* Trust the TSC only if it ticks at a constant rate in all power states
- * (CPUID "invariant TSC") and the kernel agrees it is a good clock. */
+#ifdef CLOCK_HAVE_TSC
+/* Does the TSC tick at a constant rate in all power states (CPUID
+ * "invariant TSC")? */
+static bool invariant_tsc(void)
+{
+#ifdef CPU_FEATURE_PRESENT
+	/* As the C library read it at start: a CPUID instruction is a trap
+	 * to the hypervisor in a virtual machine (5 us here). */
+	return CPU_FEATURE_PRESENT(INVARIANT_TSC);
+#else
+	unsigned eax, ebx, ecx, edx;
+
+	return __get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) &&
+	       (edx & (1u << 8));
+#endif
+}
+#endif
+
+/* Trust the TSC only if it is invariant and the kernel agrees it is a good
+ * clock (its own clock source). */
 static bool tsc_usable(void)
 {
 #ifdef CLOCK_HAVE_TSC
-	unsigned eax, ebx, ecx, edx;
 	char source[32] = "";
 
-	if (!__get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) ||
-	    !(edx & (1u << 8)))
+	if (!invariant_tsc())
 		return false;
 	int fd = open("/sys/devices/system/clocksource/clocksource0/"
 		      "current_clocksource",
