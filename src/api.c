@@ -460,8 +460,9 @@ int trms_disable(void)
 /*
  * Calibration, once per process, on the first thread that begins a region
  * with costs in nanoseconds (before that, no cost needs the estimates and
- * floors: see calibrate_thread), through the real entry points, on a region that is never recorded (its
- * name is planted in the name cache with the id REGION_CALIBRATION):
+ * floors: see calibrate_thread), through the real entry points, on a
+ * region that is never recorded (its name is planted in the name cache
+ * with the id REGION_CALIBRATION):
  *  1. 101 empty begin/end pairs and 101 small reads with every call
  *     measured seed every thread's estimates for the three kinds of call;
  *  2. blocks of 1000 empty pairs and of 1000 small reads as the program

@@ -13,7 +13,7 @@
 #include "cells.h"
 
 #if defined(__x86_64__) && !defined(CELLS_ATOMIC) && !defined(__clang__) && \
-	!defined(__SANITIZE_ADDRESS__) && __has_include(<sys/platform/x86.h>)
+	__has_include(<sys/platform/x86.h>)
 #define CELLS_AVX2 1
 #include <sys/platform/x86.h>
 #endif
