@@ -98,7 +98,9 @@ void run_report_note(const char *path, int rc)
  * (docs/performance.md, "Start-up").  faccessat with the effective
  * identity answers for permissions and read-only file systems; root, whom
  * permissions do not stop, is stopped by a file system without space,
- * which is also what /proc and /sys look like (no blocks at all).
+ * which is also what /proc and /sys look like (no blocks at all).  (So
+ * does a FUSE file system that does not answer statfs: the warning is
+ * then wrong, and the profile is written anyway.)
  */
 static void probe_directory(const char *dir, const char *path)
 {
