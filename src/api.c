@@ -4,6 +4,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
+#include <signal.h>
 #include <string.h>
 
 #include "trms.h"
@@ -124,7 +126,10 @@ begin(struct trms_thread *t, const char *name, uintptr_t cfa,
 	return rc;
 }
 
-/* trms_region_begin when the fast path does not apply. */
+static void calibrate_thread(struct trms_thread *t);
+
+/* trms_region_begin when the fast path does not apply: always a thread's
+ * first begin (its first call of a kind is measured, see cost.h). */
 static __attribute__((noinline)) int begin_general(const char *name,
 						   uintptr_t cfa)
 {
@@ -133,6 +138,13 @@ static __attribute__((noinline)) int begin_general(const char *name,
 
 	if (!t)
 		return rc;
+	if (call_timed() && __builtin_expect(!t->cost.calibrated, 0)) {
+		/* Before the thread's first activation: no cost spans this
+		 * time.  The calibration makes API calls of its own. */
+		call_leave(t);
+		calibrate_thread(t);
+		t->busy = true;
+	}
 	if (__builtin_expect(!name || !*name, 0)) {
 		log_client("trms_region_begin: %s region name",
 			   name ? "empty" : "NULL");
@@ -451,9 +463,11 @@ int trms_disable(void)
 }
 
 /*
- * Calibration, once at start on the thread that starts the library,
- * through the real entry points, on a region that is never recorded (its
- * name is planted in the name cache with the id REGION_CALIBRATION):
+ * Calibration, once per process, on the first thread that begins a region
+ * with costs in nanoseconds (before that, no cost needs the estimates and
+ * floors: see calibrate_thread), through the real entry points, on a
+ * region that is never recorded (its name is planted in the name cache
+ * with the id REGION_CALIBRATION):
  *  1. 101 empty begin/end pairs and 101 small reads with every call
  *     measured seed every thread's estimates for the three kinds of call;
  *  2. blocks of 1000 empty pairs and of 1000 small reads as the program
@@ -464,6 +478,14 @@ int trms_disable(void)
  *     steps, which single measurements cannot (see typical()).
  */
 static struct cost_calibration calibration;
+
+/* 0: this process has not calibrated; 1: a thread is calibrating; 2: the
+ * estimates and floors in runtime are set. */
+static atomic_int calibration_state;
+
+/* The observer the calibration replaced (a test's), put back after it. */
+static void (*observer_before)(struct trms_thread *,
+			       const struct activation *);
 
 /* Setting an observer is what keeps the calibration's activations out of
  * the profile (thread_record_observed); they need no looking at. */
@@ -551,6 +573,7 @@ void api_calibrate(struct trms_thread *t)
 
 	if (!call_timed())
 		return;
+	memset(&calibration, 0, sizeof(calibration));
 	t->names.slot[i].ptr = calibration_name;
 	t->names.slot[i].id = REGION_CALIBRATION;
 	t->names.slot[i].immutable = true;
@@ -562,6 +585,7 @@ void api_calibrate(struct trms_thread *t)
 	runtime.cost_clock_read = t->cost.clock_read =
 		quickest_block(clock_reads);
 
+	observer_before = runtime_observer;
 	runtime_observer = calibration_observer;
 	t->cost.calibrating = &calibration;
 	empty_pairs(COST_CALIBRATION_CALLS);
@@ -583,7 +607,7 @@ void api_calibrate(struct trms_thread *t)
 	trms_region_end(calibration_name);
 	uint64_t access = runtime.cost_estimate[COST_OP_ACCESS];
 	runtime.cost_access_floor = read > access ? read - access : 0;
-	runtime_observer = NULL;
+	runtime_observer = observer_before;
 	t->names.slot[i] = saved;
 	thread_cost_defaults(t);
 	log_debug("cost calibration (ticks): clock read %llu, floor %llu, "
@@ -594,6 +618,45 @@ void api_calibrate(struct trms_thread *t)
 		  (unsigned long long)runtime.cost_estimate[COST_OP_BEGIN],
 		  (unsigned long long)runtime.cost_estimate[COST_OP_END],
 		  (unsigned long long)runtime.cost_estimate[COST_OP_ACCESS]);
+}
+
+/*
+ * Give @t the process's estimates and floors before its first activation,
+ * calibrating them first if no thread has.  A thread that finds another
+ * calibrating waits for it (about a millisecond).  The calibrating thread
+ * blocks signals meanwhile: a handler that jumped out of the calibration
+ * would leave the others waiting for ever.
+ */
+static void calibrate_thread(struct trms_thread *t)
+{
+	int state = 0;
+
+	/* The calibration's own calls (and a signal handler's, before the
+	 * signals are blocked) must not come back here. */
+	t->cost.calibrated = true;
+	if (atomic_compare_exchange_strong(&calibration_state, &state, 1)) {
+		sigset_t all, saved;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &saved);
+		api_calibrate(t);
+		pthread_sigmask(SIG_SETMASK, &saved, NULL);
+		atomic_store(&calibration_state, 2);
+		return;
+	}
+	while (state != 2) {
+		sched_yield();
+		state = atomic_load(&calibration_state);
+	}
+	thread_cost_defaults(t);
+}
+
+void api_after_fork_child(void)
+{
+	/* Another thread was calibrating: it does not exist here. */
+	if (atomic_load(&calibration_state) == 1) {
+		runtime_observer = observer_before;
+		atomic_store(&calibration_state, 0);
+	}
 }
 
 const char *trms_version(void)

@@ -12,22 +12,42 @@
 
 #ifdef CLOCK_HAVE_TSC
 #include <cpuid.h>
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#endif
 #endif
 
 bool clock_use_tsc;
 
-static uint64_t anchor_ticks, anchor_ns;
+/* The two clocks read together at clock_init. */
+static struct clock_pair anchor;
 
-/* Trust the TSC only if it ticks at a constant rate in all power states
- * (CPUID "invariant TSC") and the kernel agrees it is a good clock. */
+#ifdef CLOCK_HAVE_TSC
+/* Does the TSC tick at a constant rate in all power states (CPUID
+ * "invariant TSC")? */
+static bool invariant_tsc(void)
+{
+#ifdef CPU_FEATURE_PRESENT
+	/* As the C library read it at start: a CPUID instruction is a trap
+	 * to the hypervisor in a virtual machine (5 us here). */
+	return CPU_FEATURE_PRESENT(INVARIANT_TSC);
+#else
+	unsigned eax, ebx, ecx, edx;
+
+	return __get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) &&
+	       (edx & (1u << 8));
+#endif
+}
+#endif
+
+/* Trust the TSC only if it is invariant and the kernel agrees it is a good
+ * clock (its own clock source). */
 static bool tsc_usable(void)
 {
 #ifdef CLOCK_HAVE_TSC
-	unsigned eax, ebx, ecx, edx;
 	char source[32] = "";
 
-	if (!__get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) ||
-	    !(edx & (1u << 8)))
+	if (!invariant_tsc())
 		return false;
 	int fd = open("/sys/devices/system/clocksource/clocksource0/"
 		      "current_clocksource",
@@ -42,23 +62,96 @@ static bool tsc_usable(void)
 #endif
 }
 
+void clock_pair_read(struct clock_pair *p)
+{
+	p->spread_ns = UINT64_MAX;
+	/* The tightest of three brackets: the first may take the vDSO's
+	 * page faults, any may be interrupted. */
+	for (int i = 0; i < 3; i++) {
+		uint64_t before = clock_monotonic_ns();
+		uint64_t ticks = clock_ticks();
+		uint64_t after = clock_monotonic_ns();
+		if (after - before < p->spread_ns) {
+			p->spread_ns = after - before;
+			p->ns = before + (after - before) / 2;
+			p->ticks = ticks;
+		}
+	}
+}
+
 void clock_init(void)
 {
 	clock_use_tsc = tsc_usable();
-	anchor_ns = clock_monotonic_ns();
-	anchor_ticks = clock_ticks();
+	clock_pair_read(&anchor);
+}
+
+/* The TSC's rate as the processor states it, in nanoseconds per tick;
+ * 0 if it does not.  Leaf 0x15 gives the crystal clock and the TSC's
+ * ratio to it (recent Intel processors; the crystal is often left 0),
+ * leaf 0x40000010 the TSC's kHz under VMware and hypervisors that copy
+ * it.  Leaf 0x16's base frequency is only nominal: not used. */
+static double cpuid_ns_per_tick(void)
+{
+#ifdef CLOCK_HAVE_TSC
+	unsigned eax, ebx, ecx, edx;
+
+	if (__get_cpuid_max(0, NULL) >= 0x15) {
+		__cpuid_count(0x15, 0, eax, ebx, ecx, edx);
+		if (eax && ebx && ecx)
+			return 1e9 * eax / ((double)ecx * ebx);
+	}
+	/* Leaf 1, ECX bit 31: running under a hypervisor, whose leaves
+	 * start at 0x40000000. */
+	if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 31))) {
+		__cpuid(0x40000000, eax, ebx, ecx, edx);
+		if (eax >= 0x40000010 && eax < 0x40010000) {
+			__cpuid(0x40000010, eax, ebx, ecx, edx);
+			if (eax)
+				return 1e6 / eax;
+		}
+	}
+#endif
+	return 0.0;
+}
+
+double clock_rate_between(const struct clock_pair *from,
+			  const struct clock_pair *to, double *error)
+{
+	uint64_t ns = to->ns - from->ns, ticks = to->ticks - from->ticks;
+
+	/* Each pair's middle is within half its spread of the moment the
+	 * ticks were read. */
+	if (error)
+		*error = ns ? (double)(from->spread_ns + to->spread_ns) / 2 /
+				      (double)ns
+			    : 1.0;
+	return ticks && to->ns > from->ns ? (double)ns / (double)ticks : 0.0;
 }
 
 double clock_ns_per_tick(void)
 {
+	static double stated = -1.0; /* the processor's, once looked up */
+	struct clock_pair now;
+	double error;
+
 	if (!clock_use_tsc)
 		return 1.0;
-	uint64_t ns, ticks;
-	do {
-		ns = clock_monotonic_ns();
-		ticks = clock_ticks();
-	} while (ns - anchor_ns < 10000000u);
-	return (double)(ns - anchor_ns) / (double)(ticks - anchor_ticks);
+	clock_pair_read(&now);
+	double measured = clock_rate_between(&anchor, &now, &error);
+	if (measured > 0 && error <= CLOCK_RATE_ERROR)
+		return measured;
+	/* Too short a run to measure the rate that precisely: the
+	 * processor's own statement, if it makes one (a race between two
+	 * writers only looks it up twice). */
+	double rate;
+	__atomic_load(&stated, &rate, __ATOMIC_RELAXED);
+	if (rate < 0) {
+		rate = cpuid_ns_per_tick();
+		__atomic_store(&stated, &rate, __ATOMIC_RELAXED);
+	}
+	if (rate > 0)
+		return rate;
+	return measured > 0 ? measured : 1.0;
 }
 
 const char *clock_source(void)

@@ -5,7 +5,8 @@
  * itself keeps time with it, the clock is the TSC (a few nanoseconds a
  * read, no system call); otherwise CLOCK_MONOTONIC.  Costs are kept in
  * ticks and converted to nanoseconds when the profile is written, with a
- * ratio measured against CLOCK_MONOTONIC over the whole run.
+ * ratio measured against CLOCK_MONOTONIC over the whole run, never by
+ * waiting (see clock_ns_per_tick).
  */
 #ifndef TRMS_CLOCK_H
 #define TRMS_CLOCK_H
@@ -54,8 +55,30 @@ static inline uint64_t clock_ticks_after(void)
 	return clock_monotonic_ns();
 }
 
-/* Nanoseconds per tick, measured since clock_init (waits until at least
- * 10 ms have passed, for precision). */
+/* CLOCK_MONOTONIC and the cost clock read together: @ns is the middle of
+ * two monotonic reads around the tick read, which lie @spread_ns apart. */
+struct clock_pair {
+	uint64_t ns, ticks, spread_ns;
+};
+
+void clock_pair_read(struct clock_pair *p);
+
+/* Nanoseconds per tick from @from to @to (0 if no time passed); *@error
+ * (if not NULL) bounds its relative error from the reads' spread. */
+double clock_rate_between(const struct clock_pair *from,
+			  const struct clock_pair *to, double *error);
+
+/* The relative error up to which a measured rate is taken: about 0.5 ms
+ * of run where a pair's spread is 25 ns. */
+#define CLOCK_RATE_ERROR 1e-4
+
+/*
+ * Nanoseconds per tick: measured since clock_init, from a pair of reads
+ * now and the pair read then.  Never waits: if the run was too short for
+ * CLOCK_RATE_ERROR, the rate the processor states (CPUID), if it states
+ * one, else the measurement as it is.  Async-signal-safe, no system call
+ * but the vDSO's clock_gettime.
+ */
 double clock_ns_per_tick(void);
 
 /* "tsc" or "monotonic". */

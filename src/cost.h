@@ -16,7 +16,7 @@
  *    it), at their very end and very start; the rest of their work, and
  *    small accesses, are charged at a per-thread running estimate,
  *    refreshed by measuring one call in COST_SAMPLE_EVERY of each kind;
- *  - what no reading inside a call can see is found once at start by
+ *  - what no reading inside a call can see is found once per process by
  *    timing a block of calls from outside: the "floor" of an empty region
  *    (from begin's clock read to end's: the clock's latency, returning
  *    from begin, entering end), excluded by every end, and the
@@ -36,7 +36,7 @@ enum cost_op { COST_OP_BEGIN, COST_OP_END, COST_OP_ACCESS, COST_OPS };
 #define COST_MEASURE_CELLS 64
 #define COST_CALIBRATION_CALLS 101
 
-/* Every measured duration, while calibrating at start. */
+/* Every measured duration, while calibrating (at the first region). */
 struct cost_calibration {
 	uint64_t samples[COST_OPS][COST_CALIBRATION_CALLS];
 	unsigned n[COST_OPS];
@@ -51,6 +51,9 @@ struct cost_meter {
 	uint64_t clock_read; /* ticks one clock read takes */
 	uint32_t calls[COST_OPS];
 	struct cost_calibration *calibrating; /* measure every call */
+	/* The process's calibrated estimates and floors are in: set at the
+	 * thread's first region (see api.c). */
+	bool calibrated;
 };
 
 /* Should this call of kind @op be measured exactly? */

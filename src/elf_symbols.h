@@ -24,4 +24,21 @@ void elf_symbols_free(struct elf_symbols *s);
 const char *elf_symbols_find(const struct elf_symbols *s, uintptr_t addr,
 			     uintptr_t *offset);
 
+/* Receives the name of offset @i: the function containing it, and the
+ * offset's own offset in that function. */
+typedef void elf_symbols_named(void *ctx, size_t i, const char *name,
+			       uintptr_t offset);
+
+/*
+ * The functions containing the @n ELF addresses @addrs (ascending) of the
+ * file at @path, as elf_symbols_find would give them, in one pass over
+ * the symbol table without sorting or copying it: @named is called for
+ * each address a function contains, with a name valid during the call.
+ * For a few addresses in a large table (cc1's 27,000 symbols took 23 ms
+ * to load and sort, against well under a millisecond to scan).
+ * @return 0, or -errno (not readable, not ELF, out of memory).
+ */
+int elf_symbols_name(const char *path, const uint64_t *addrs, size_t n,
+		     elf_symbols_named *named, void *ctx);
+
 #endif

@@ -79,10 +79,9 @@ static void start_once(void)
 	atomic_store(&runtime_state, 1);
 	sampler_start();
 	/* The thread that starts the library (normally the main thread) is
-	 * thread 0. */
-	struct trms_thread *main_thread = thread_self();
-	if (main_thread)
-		api_calibrate(main_thread);
+	 * thread 0.  (Costs in nanoseconds are calibrated later, at the first
+	 * region: see api.c.) */
+	(void)thread_self();
 	if (output_expand(config.output, getpid(), path, sizeof(path)))
 		strcpy(path, "(a path too long to use)");
 	else if (!run_link_active())

@@ -98,7 +98,8 @@ struct runtime {
 	uint64_t start_realtime_ns;
 	pid_t pid; /* the process this state belongs to (see fork) */
 	atomic_bool finished; /* the final profile has been written */
-	/* Calibrated at start (see cost.h), then read-only. */
+	/* Calibrated at the first region begun (see api.c), then
+	 * read-only. */
 	uint64_t cost_floor, cost_access_floor;
 	uint64_t cost_clock_read;
 	uint64_t cost_estimate[COST_OPS];
@@ -224,8 +225,13 @@ bool thread_alone(void);
 int thread_key_create(void);
 
 /* Measure the cost floor and seed the estimates (see cost.h) on the
- * calling thread, at start. */
+ * calling thread @t (once per process, at its first region begun with
+ * costs in nanoseconds, see api.c). */
 void api_calibrate(struct trms_thread *t);
+
+/* In a child process after fork: a calibration another thread had under
+ * way is to be made again. */
+void api_after_fork_child(void);
 
 /* Give @t the calibrated floor and estimates. */
 void thread_cost_defaults(struct trms_thread *t);

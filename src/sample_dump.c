@@ -85,34 +85,47 @@ static int by_key(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Names for every distinct frame, one module's symbol table at a time. */
+struct naming {
+	struct profile_writer *w;
+	uint32_t module;
+	const uint64_t *offsets;
+};
+
+static void name_frame(void *ctx, size_t i, const char *name,
+		       uintptr_t in_symbol)
+{
+	struct naming *n = ctx;
+
+	profile_writer_symbol(n->w, n->module, n->offsets[i], name, in_symbol);
+}
+
+/* Names for every distinct frame, one module's symbol table at a time,
+ * each scanned once for all of its frames (not loaded and sorted: a
+ * process with a sample in cc1 spent 23 ms on its 27,000 symbols). */
 static void write_symbols(struct profile_writer *w, struct frames *f)
 {
 	uint32_t n_modules;
 	const struct module *modules = modules_all(&n_modules);
-	struct elf_symbols *symbols = NULL;
-	uint32_t loaded = UINT32_MAX;
+	size_t n = 0;
 
 	sort_in_place(f->keys, f->n, sizeof(*f->keys), by_key);
-	for (size_t i = 0; i < f->n; i++) {
-		if (i && f->keys[i] == f->keys[i - 1])
-			continue;
-		uint32_t module = CCT_FRAME_MODULE(f->keys[i]);
-		uint64_t offset = CCT_FRAME_OFFSET(f->keys[i]);
+	/* Distinct keys, which are module and offset: a module's frames
+	 * are a run of ascending offsets. */
+	for (size_t i = 0; i < f->n; i++)
+		if (!n || f->keys[i] != f->keys[n - 1])
+			f->keys[n++] = f->keys[i];
+	for (size_t first = 0, end; first < n; first = end) {
+		uint32_t module = CCT_FRAME_MODULE(f->keys[first]);
+		for (end = first; end < n &&
+				  CCT_FRAME_MODULE(f->keys[end]) == module;
+		     end++)
+			f->keys[end] = CCT_FRAME_OFFSET(f->keys[end]);
 		if (module >= n_modules)
 			continue;
-		if (module != loaded) {
-			elf_symbols_free(symbols);
-			symbols = elf_symbols_load(modules[module].path);
-			loaded = module;
-		}
-		uintptr_t in_symbol;
-		const char *name = elf_symbols_find(symbols, offset, &in_symbol);
-		if (name)
-			profile_writer_symbol(w, module, offset, name,
-					      in_symbol);
+		struct naming naming = { w, module, f->keys + first };
+		elf_symbols_name(modules[module].path, f->keys + first,
+				 end - first, name_frame, &naming);
 	}
-	elf_symbols_free(symbols);
 }
 
 /* The elapsed time of every thread, live or dead (runtime.lock held). */

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "dynsym.h"
 #include "log.h"
 #include "modules.h"
 #include "real.h"
@@ -823,15 +824,11 @@ static void note_sync_routines(void)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) &&
 			   sampler.n_sync < 16;
 	     i++) {
-		void *p = dlsym(RTLD_NEXT, names[i]);
-		Dl_info info;
-		const ElfW(Sym) *sym = NULL;
-		if (!p || !dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) ||
-		    !sym)
+		uintptr_t start = (uintptr_t)dlsym(RTLD_NEXT, names[i]), end;
+		if (!start || !dynsym_function_end(start, names[i], &end))
 			continue;
-		sampler.sync[sampler.n_sync].start = (uintptr_t)p;
-		sampler.sync[sampler.n_sync].end =
-			(uintptr_t)p + (sym->st_size ? sym->st_size : 1);
+		sampler.sync[sampler.n_sync].start = start;
+		sampler.sync[sampler.n_sync].end = end;
 		sampler.n_sync++;
 	}
 }

@@ -21,6 +21,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The stack's functions inlined (as engine.h does for liburcu's read
+ * side): the library then needs no liburcu-cds, one shared object fewer
+ * to load into every process. */
+#ifndef _LGPL_SOURCE
+#define _LGPL_SOURCE
+#endif
 #include <urcu/lfstack.h>
 
 #include "stamp.h"

@@ -17,6 +17,8 @@
  *                      first 10 threads and after all of them
  *   lifecycle _exit    region "until_exit" left open, then _exit(5)
  *   lifecycle idle     no region at all
+ *   lifecycle io       no region, but reads a file and writes its
+ *                      standard output through the hooked calls
  *   lifecycle sigterm  region "until_signal" (7 cells) left open, then
  *                      SIGTERM, which the program does not handle
  *   lifecycle handled  asks for SIGTERM's disposition (must be the
@@ -30,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -143,6 +146,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "idle"))
 		return 0;
+	if (!strcmp(mode, "io")) {
+		char buf[256];
+		int fd = open("/proc/self/stat", O_RDONLY);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+		if (fd >= 0)
+			close(fd);
+		return n > 0 && write(STDOUT_FILENO, "read\n", 5) == 5 ? 0 : 1;
+	}
 	if (!strcmp(mode, "sigterm")) {
 		static _Alignas(64) char buf[28];
 		trms_region_begin("until_signal");
@@ -192,7 +203,7 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	fprintf(stderr, "usage: lifecycle fork|exec|threads|_exit|idle|"
+	fprintf(stderr, "usage: lifecycle fork|exec|threads|_exit|idle|io|"
 			"sigterm|handled|exec-loop|fsize N\n");
 	return 2;
 }

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +208,10 @@ static void setup(void)
 	ck_assert_ptr_nonnull(buffer);
 	memset(buffer, 1, MAX_SIZE);
 	ns_per_tick = clock_ns_per_tick(); /* activations' costs are in ticks */
+	/* The process's first region calibrates (docs/cost.md): not in the
+	 * timed repetitions. */
+	trms_region_begin("warm-up");
+	trms_region_end("warm-up");
 }
 
 static void teardown(void)
@@ -241,6 +246,56 @@ START_TEST(real_work_is_measured)
 }
 END_TEST
 
+/*
+ * The estimates and floors are calibrated at the first region begun, on
+ * whichever thread begins it: every thread that begins a region, however
+ * many at once, works with the process's calibrated values.
+ */
+enum { RACERS = 4 };
+static pthread_barrier_t start_line;
+static struct cost_meter seen[RACERS];
+
+static void *first_region(void *arg)
+{
+	struct cost_meter *m = arg;
+
+	pthread_barrier_wait(&start_line);
+	trms_region_begin("racer");
+	*m = thread_current->cost;
+	trms_region_end("racer");
+	return NULL;
+}
+
+START_TEST(every_thread_gets_the_calibration)
+{
+	pthread_t threads[RACERS];
+
+	/* Accesses outside any region need no calibration. */
+	trms_read(&seen, sizeof(seen));
+	/* In a process of its own (Check forks unless told not to), no
+	 * region has been begun yet. */
+	const char *fork_mode = getenv("CK_FORK");
+	if (!fork_mode || strcmp(fork_mode, "no") != 0)
+		ck_assert(!thread_current || !thread_current->cost.calibrated);
+	pthread_barrier_init(&start_line, NULL, RACERS);
+	for (unsigned i = 0; i < RACERS; i++)
+		ck_assert_int_eq(pthread_create(&threads[i], NULL,
+						first_region, &seen[i]),
+				 0);
+	for (unsigned i = 0; i < RACERS; i++)
+		pthread_join(threads[i], NULL);
+	pthread_barrier_destroy(&start_line);
+	ck_assert_uint_gt(runtime.cost_clock_read, 0);
+	for (unsigned i = 0; i < RACERS; i++) {
+		ck_assert(seen[i].calibrated);
+		ck_assert_uint_eq(seen[i].clock_read, runtime.cost_clock_read);
+		ck_assert_uint_eq(seen[i].floor, runtime.cost_floor);
+		ck_assert_uint_eq(seen[i].access_floor,
+				  runtime.cost_access_floor);
+	}
+}
+END_TEST
+
 static Suite *cost_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -252,6 +307,9 @@ static Suite *cost_suite(void)
 	tcase_add_test(tc, many_small_accesses_excluded);
 	tcase_add_test(tc, nested_regions_excluded);
 	tcase_add_test(tc, real_work_is_measured);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("calibration");
+	tcase_add_test(tc, every_thread_gets_the_calibration);
 	suite_add_tcase(s, tc);
 	return s;
 }

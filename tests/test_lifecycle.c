@@ -35,25 +35,31 @@ static void teardown(void)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
+/* Run lifecycle @mode (with @arg, if not NULL) with @cost, sampling at
+ * @hz, at @verbosity. */
 static void run_lifecycle_with(const char *mode, const char *arg,
-			       struct spawn_result *r)
+			       const char *cost, const char *hz,
+			       const char *verbosity, struct spawn_result *r)
 {
-	char output[400];
-	char *env[] = { output, "TRMS_COST=events",
-			/* fast, so that exec meets pending samples */
-			"TRMS_SAMPLE_HZ=10000", NULL };
+	char output[400], cost_env[40], hz_env[40], verbosity_env[40];
+	char *env[] = { output, cost_env, hz_env, verbosity_env, NULL };
 	char *argv[] = { getenv("LIFECYCLE_BIN"), (char *)mode, (char *)arg,
 			 NULL };
 
 	ck_assert_ptr_nonnull(argv[0]);
 	snprintf(output, sizeof(output), "TRMS_OUTPUT=%s/%%e.%%p.trms",
 		 scratch);
+	snprintf(cost_env, sizeof(cost_env), "TRMS_COST=%s", cost);
+	snprintf(hz_env, sizeof(hz_env), "TRMS_SAMPLE_HZ=%s", hz);
+	snprintf(verbosity_env, sizeof(verbosity_env), "TRMS_VERBOSE=%s",
+		 verbosity);
 	spawn(argv, NULL, env, r);
 }
 
 static void run_lifecycle(const char *mode, struct spawn_result *r)
 {
-	run_lifecycle_with(mode, NULL, r);
+	/* Sampling fast, so that exec meets pending samples. */
+	run_lifecycle_with(mode, NULL, "events", "10000", "0", r);
 }
 
 /* The names in the scratch directory, space-separated ("" if none). */
@@ -70,6 +76,18 @@ static void scratch_names(char *out, size_t len)
 			strcat(out, " ");
 		}
 	closedir(d);
+}
+
+/* How many times @text occurs in @s. */
+static unsigned occurrences(const char *s, const char *text)
+{
+	unsigned n = 0;
+
+	while ((s = strstr(s, text))) {
+		n++;
+		s += strlen(text);
+	}
+	return n;
 }
 
 /* Read every profile in the scratch directory into @docs. */
@@ -319,7 +337,8 @@ START_TEST(file_size_limit_raises_no_signal)
 	char names[1024];
 
 	for (size_t i = 0; i < 2; i++) {
-		run_lifecycle_with("fsize", limits[i], &r);
+		run_lifecycle_with("fsize", limits[i], "events", "10000", "0",
+				   &r);
 		ck_assert_msg(r.status == 0,
 			      "RLIMIT_FSIZE %s: status %d (153: SIGXFSZ); "
 			      "stderr:\n%s",
@@ -329,6 +348,32 @@ START_TEST(file_size_limit_raises_no_signal)
 		scratch_names(names, sizeof(names));
 		ck_assert_msg(!names[0], "RLIMIT_FSIZE %s: left: %s",
 			      limits[i], names);
+		spawn_free(&r);
+	}
+}
+END_TEST
+
+/* Costs in nanoseconds are calibrated once per process, at its first
+ * region (docs/cost.md): never in a process that begins none, whatever
+ * I/O it does; once for a process and the children it forks after; once
+ * for a thousand threads that each begin one. */
+START_TEST(calibration_only_for_regions)
+{
+	static const struct {
+		const char *mode;
+		unsigned calibrations;
+	} cases[] = { { "idle", 0 }, { "io", 0 }, { "fork", 1 },
+		      { "threads", 1 } };
+	struct spawn_result r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_lifecycle_with(cases[i].mode, NULL, "ns", "100", "2", &r);
+		ck_assert_msg(r.status == 0, "%s: status %d: %s",
+			      cases[i].mode, r.status, r.err);
+		ck_assert_msg(occurrences(r.err, "cost calibration") ==
+				      cases[i].calibrations,
+			      "%s: %u calibrations expected: %s",
+			      cases[i].mode, cases[i].calibrations, r.err);
 		spawn_free(&r);
 	}
 }
@@ -351,6 +396,7 @@ static Suite *lifecycle_suite(void)
 	tcase_add_test(tc, sigterm_still_leaves_profile);
 	tcase_add_test(tc, program_handler_wins);
 	tcase_add_test(tc, file_size_limit_raises_no_signal);
+	tcase_add_test(tc, calibration_only_for_regions);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,125 @@
+/*
+ * test_elf_symbols.c - naming addresses by one scan of a symbol table
+ * (elf_symbols_name, what a profile is written with) gives what loading
+ * and searching the sorted table gives (elf_symbols_find, what
+ * `trms report` uses): the same function, the same offset in it, the
+ * same addresses left unnamed.  On the C library (.dynsym, with aliases)
+ * and on this program (.symtab), at addresses a few bytes apart, which
+ * fall on functions' first and last bytes and between functions.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf_symbols.h"
+#include "suite_main.h"
+
+#define ADDRS 40000
+
+static uint64_t addrs[ADDRS];
+static const char *names[ADDRS];
+static uintptr_t offsets[ADDRS];
+
+static void keep(void *ctx, size_t i, const char *name, uintptr_t offset)
+{
+	(void)ctx;
+	ck_assert_ptr_null(names[i]); /* each address named once */
+	names[i] = strdup(name);
+	offsets[i] = offset;
+}
+
+/* Compare the two ways on ADDRS ascending addresses from @first, apart
+ * by up to @step bytes. */
+static void compare(const char *path, uint64_t first, unsigned step)
+{
+	struct elf_symbols *loaded = elf_symbols_load(path);
+	unsigned named = 0;
+
+	ck_assert_ptr_nonnull(loaded);
+	srand(7);
+	for (size_t i = 0; i < ADDRS; i++) {
+		addrs[i] = first;
+		first += (uint64_t)(rand() % step);
+		names[i] = NULL;
+	}
+	ck_assert_int_eq(elf_symbols_name(path, addrs, ADDRS, keep, NULL), 0);
+	for (size_t i = 0; i < ADDRS; i++) {
+		uintptr_t offset;
+		const char *name = elf_symbols_find(loaded, addrs[i], &offset);
+		ck_assert_msg(!name == !names[i],
+			      "%s at %#llx: %s by the table, %s by the scan",
+			      path, (unsigned long long)addrs[i],
+			      name ? name : "nothing",
+			      names[i] ? names[i] : "nothing");
+		/* Aliases share a start: the offset says it is the same
+		 * function. */
+		if (name)
+			ck_assert_uint_eq(offset, offsets[i]);
+		named += name != NULL;
+		free((void *)names[i]);
+	}
+	/* Many inside functions, not only between them. */
+	ck_assert_uint_gt(named, ADDRS / 10);
+	elf_symbols_free(loaded);
+}
+
+/* An ELF address of the object that holds @symbol, and its path. */
+static uint64_t address_in(void *symbol, const char **path)
+{
+	Dl_info info;
+
+	ck_assert(dladdr(symbol, &info));
+	*path = info.dli_fname;
+	return (uint64_t)((uintptr_t)symbol - (uintptr_t)info.dli_fbase);
+}
+
+START_TEST(scan_names_as_the_table)
+{
+	const char *libc;
+	uint64_t at = address_in((void *)qsort, &libc);
+
+	/* Around qsort, densely: functions, their ends, their gaps. */
+	compare(libc, at > ADDRS * 16 ? at - ADDRS * 16 : 0, 32);
+	/* And across the whole library. */
+	compare(libc, 0, 200);
+	compare("/proc/self/exe", address_in((void *)compare, &libc) / 2, 24);
+}
+END_TEST
+
+START_TEST(nothing_to_name)
+{
+	uint64_t one = 0x1000;
+
+	ck_assert_int_eq(elf_symbols_name("/nonexistent/x.so", &one, 1, keep,
+					  NULL),
+			 -ENOENT);
+	ck_assert_int_eq(elf_symbols_name("/nonexistent/x.so", &one, 0, keep,
+					  NULL),
+			 0);
+	names[0] = NULL;
+	/* Not ELF: nothing named, no error to report. */
+	ck_assert_int_eq(elf_symbols_name("/etc/passwd", &one, 1, keep,
+					  NULL),
+			 0);
+	ck_assert_ptr_null(names[0]);
+}
+END_TEST
+
+static Suite *elf_symbols_suite(void)
+{
+	Suite *s = suite_create("elf_symbols");
+	TCase *tc = tcase_create("elf_symbols");
+
+	tcase_add_test(tc, scan_names_as_the_table);
+	tcase_add_test(tc, nothing_to_name);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(elf_symbols_suite());
+}
