@@ -139,7 +139,7 @@ srv_launch() {
 	case $mode in
 	native) ;;
 	trms | trms-1k)
-		srv_prof=$work/profiles.$srv_seq.$mode
+		srv_prof=$work/profiles-$srv_seq-$mode
 		mkdir -p "$srv_prof"
 		pre=("$TRMS" run ${srv_trms_all[@]+"${srv_trms_all[@]}"}
 			-o "$srv_prof/%e.%p.trms")
@@ -184,8 +184,28 @@ srv_wait_ready() {
 	return 1
 }
 
+# srv_start_on_free_port SECONDS PROBE LAUNCH [ARG...]: `LAUNCH ARG... PORT`
+# starts the server on a free PORT (with srv_launch), `PROBE PORT`
+# succeeds once it serves there; waits SECONDS at most.  Should another
+# process take the port in between, tries another one (three in all).
+srv_start_on_free_port() {
+	local seconds=$1 probe=$2 port
+	shift 2
+	for _ in 1 2 3; do
+		port=$(srv_free_port)
+		"$@" "$port"
+		srv_wait_ready "$seconds" "$probe" "$port" && return 0
+		srv_running && return 1
+		cat "$srv_log" ${srv_logs:+"$srv_logs"} 2>/dev/null |
+			grep -q 'already in use' || return 1
+		srv_wait_exit 1
+	done
+	return 1
+}
+
 # srv_tcp_open PORT: something accepts connections on 127.0.0.1:PORT.
 srv_tcp_open() {
+	# shellcheck disable=SC2016 # $1 of the inner shell
 	timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1"' _ "$1" 2>/dev/null
 }
 
@@ -370,6 +390,7 @@ srv_test() {
 				srv_error=""
 				label=$s-$key
 				[ "$v" = - ] || label=$s-$v-$key
+				srv_load_rate="" srv_load_note=""
 				if "${s}_load" "$key" "$seconds"; then
 					srv_pass "$what $key: $srv_load_note"
 					srv_rate "$label" "$mode" "$srv_load_rate"
@@ -399,11 +420,14 @@ srv_test() {
 	done
 }
 
-# srv_show_log: the end of the server's log (srv_log), indented.
+# srv_show_log: the end of the server's logs (srv_log, srv_logs), indented.
 srv_show_log() {
-	[ -s "${srv_log:-}" ] || return 0
-	echo "    last lines of ${srv_log#"$work"/}:"
-	tail -n 8 "$srv_log" | sed 's/^/      /'
+	local f
+	for f in "${srv_log:-}" "${srv_logs:-}"; do
+		[ -s "$f" ] || continue
+		echo "    last lines of ${f#"$work"/}:"
+		tail -n 8 "$f" | sed 's/^/      /'
+	done
 }
 
 # srv_finish: the summary line and the exit status.

@@ -67,25 +67,27 @@ mariadb_admin() {
 }
 
 mariadb_start() {
-	local mode=$1 attempt
-	for attempt in 1 2 3; do
-		mdb_port=$(srv_free_port)
-		srv_logs=$mdb/run/error.$mode.log
-		srv_launch "$mode" "$mdb/stderr.$mode.log" \
-			mariadbd --no-defaults --datadir="$mdb/data" \
-			${mdb_user[@]+"${mdb_user[@]}"} --socket="$mdb_sock" \
-			--port="$mdb_port" --bind-address=127.0.0.1 \
-			--pid-file="$mdb/run/mysqld.pid" --log-error="$srv_logs" \
-			--skip-name-resolve --innodb-log-file-size=32M \
-			--innodb-flush-log-at-trx-commit=2
-		srv_wait_ready 90 mariadb_admin 5 ping && return 0
-		srv_running && break
-		grep -q 'already in use' "$srv_logs" 2>/dev/null || break
-		srv_wait_exit 1
-	done
-	srv_error="not answering on $mdb_sock"
-	[ -s "$srv_logs" ] && srv_log=$srv_logs
-	return 1
+	srv_start_on_free_port 90 mariadb_ping mariadb_launch "$1" || {
+		srv_error="not answering on $mdb_sock"
+		return 1
+	}
+}
+
+mariadb_ping() {
+	mariadb_admin 5 ping
+}
+
+# mariadb_launch MODE PORT
+mariadb_launch() {
+	mdb_port=$2
+	srv_logs=$mdb/run/error.$1.log
+	srv_launch "$1" "$mdb/stderr.$1.log" \
+		mariadbd --no-defaults --datadir="$mdb/data" \
+		${mdb_user[@]+"${mdb_user[@]}"} --socket="$mdb_sock" \
+		--port="$mdb_port" --bind-address=127.0.0.1 \
+		--pid-file="$mdb/run/mysqld.pid" --log-error="$srv_logs" \
+		--skip-name-resolve --innodb-log-file-size=32M \
+		--innodb-flush-log-at-trx-commit=2
 }
 
 # mariadb_load N-client(s) SECONDS

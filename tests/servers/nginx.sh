@@ -23,24 +23,33 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 nginx_variants() { echo -; }
 nginx_loads() { echo 100KiB 4KiB; }
 
-# nginx_prepare: the prefix, its configuration and the files served.
+# nginx_prepare: the prefix and the files served (html/), with copies that
+# the answers are compared with (expected/).
 nginx_prepare() {
 	ngx=$work/nginx
-	mkdir -p "$ngx/html" "$ngx/logs" "$ngx/tmp"
+	mkdir -p "$ngx/html" "$ngx/expected" "$ngx/logs" "$ngx/tmp"
 	srv_logs=$ngx/logs/error.log
-	head -c 102400 /dev/urandom >"$ngx/html/100KiB.bin"
-	head -c 4096 /dev/urandom >"$ngx/html/4KiB.bin"
+	head -c 102400 /dev/urandom >"$ngx/expected/100KiB.bin"
+	head -c 4096 /dev/urandom >"$ngx/expected/4KiB.bin"
+	cp "$ngx/expected/"*.bin "$ngx/html/"
 	chmod -R a+rX "$ngx/html"
 }
 
 nginx_start() {
-	local mode=$1 user="" attempt
+	srv_start_on_free_port 30 srv_tcp_open nginx_launch "$1" || {
+		srv_error="not serving on 127.0.0.1:$ngx_port"
+		return 1
+	}
+}
+
+# nginx_launch MODE PORT: the configuration for PORT, and nginx.
+nginx_launch() {
+	local user=""
+	ngx_port=$2
 	if [ "$(id -u)" -eq 0 ]; then
 		user="user nobody $(id -gn nobody);"
 	fi
-	for attempt in 1 2 3; do
-		ngx_port=$(srv_free_port)
-		cat >"$ngx/nginx.conf" <<EOF
+	cat >"$ngx/nginx.conf" <<EOF
 $user
 worker_processes 2;
 daemon off;
@@ -62,16 +71,8 @@ http {
 	}
 }
 EOF
-		srv_launch "$mode" "$ngx/logs/stderr.$mode.log" \
-			nginx -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/logs/error.log"
-		srv_wait_ready 30 srv_tcp_open "$ngx_port" && return 0
-		srv_running && break
-		grep -q 'Address already in use' "$ngx/logs/error.log" \
-			2>/dev/null || break
-		srv_wait_exit 1
-	done
-	srv_error="not serving on 127.0.0.1:$ngx_port"
-	return 1
+	srv_launch "$1" "$ngx/logs/stderr.$1.log" \
+		nginx -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/logs/error.log"
 }
 
 # nginx_load FILE SECONDS: wrk, 2 threads, 16 keep-alive connections.
@@ -103,7 +104,7 @@ nginx_load() {
 nginx_check() {
 	local file size out=$work/ab.out resp=$work/response head
 	for file in 100KiB 4KiB; do
-		size=$(stat -c %s "$ngx/html/$file.bin")
+		size=$(stat -c %s "$ngx/expected/$file.bin")
 		if ! timeout -k 5 60 ab -k -n 2000 -c 8 -s 10 \
 			"http://127.0.0.1:$ngx_port/$file.bin" >"$out" 2>&1; then
 			srv_error="ab on $file failed: $(tail -n 2 "$out" | tr '\n' ' ')"
@@ -113,9 +114,10 @@ nginx_check() {
 			! grep -q '^Failed requests: *0$' "$out" ||
 			grep -q '^Non-2xx responses' "$out" ||
 			! grep -q "^Document Length: *$size bytes" "$out"; then
-			srv_error="ab on $file: $(grep -e '^Complete' -e '^Failed' -e '^Non-2xx' -e '^Document Length' "$out" | tr -s ' ' | tr '\n' ' ')"
+			srv_error="ab on $file: $(grep -e '^Complete requests' -e '^Failed' -e '^Non-2xx' -e '^Document Length' "$out" | tr -s ' ' | tr '\n' ' ')"
 			return 1
 		fi
+		# shellcheck disable=SC2016 # $1 and $2 of the inner shell
 		if ! timeout 10 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" &&
 			printf "GET /%s HTTP/1.0\r\nHost: localhost\r\n\r\n" "$2" >&3 &&
 			cat <&3' _ "$ngx_port" "$file.bin" >"$resp" 2>/dev/null; then
@@ -127,7 +129,8 @@ nginx_check() {
 		"HTTP/1."?" 200 OK") ;;
 		*) srv_error="GET /$file.bin: $head"; return 1 ;;
 		esac
-		if ! tail -c "$size" "$resp" | cmp -s - "$ngx/html/$file.bin"; then
+		if [ "$(wc -c <"$resp")" -le "$size" ] ||
+			! tail -c "$size" "$resp" | cmp -s - "$ngx/expected/$file.bin"; then
 			srv_error="GET /$file.bin: the body is not the file"
 			return 1
 		fi

@@ -33,28 +33,28 @@ redis_cli() {
 }
 
 redis_ping() {
+	rds_port=$1
 	[ "$(redis_cli ping 2>/dev/null)" = PONG ]
 }
 
 # redis_start MODE VARIANT
 redis_start() {
-	local mode=$1 attempt
-	local -a extra=()
 	rds_variant=$2
+	srv_start_on_free_port 30 redis_ping redis_launch "$1" || {
+		srv_error="not answering PING on 127.0.0.1:$rds_port"
+		return 1
+	}
+}
+
+# redis_launch MODE PORT
+redis_launch() {
+	local -a extra=()
+	rds_port=$2
 	[ "$rds_variant" = io-threads-2 ] && extra=(--io-threads 2)
-	for attempt in 1 2 3; do
-		rds_port=$(srv_free_port)
-		srv_launch "$mode" "$rds/log.$rds_variant.$mode" \
-			redis-server --port "$rds_port" --bind 127.0.0.1 \
-			--save '' --appendonly no --daemonize no --dir "$rds" \
-			${extra[@]+"${extra[@]}"}
-		srv_wait_ready 30 redis_ping && return 0
-		srv_running && break
-		grep -q 'Address already in use' "$srv_log" || break
-		srv_wait_exit 1
-	done
-	srv_error="not answering PING on 127.0.0.1:$rds_port"
-	return 1
+	srv_launch "$1" "$rds/log.$rds_variant.$1" \
+		redis-server --port "$rds_port" --bind 127.0.0.1 \
+		--save '' --appendonly no --daemonize no --dir "$rds" \
+		${extra[@]+"${extra[@]}"}
 }
 
 # redis_load set-get SECONDS
