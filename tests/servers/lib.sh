@@ -315,26 +315,24 @@ srv_check_exit() {
 }
 
 # srv_amount KEY SECONDS DEFAULT: how much work (requests, queries) one
-# run of load KEY should do to last about SECONDS: the rate measured by the
-# first native run of KEY (srv_measured), or DEFAULT before there is one.
-# Every later run does the same amount, whatever its mode.
+# run of load KEY should do, into srv_n: DEFAULT until a native run of KEY
+# measured its rate (srv_measured); from then on, and for every later run
+# whatever its mode, as much as that rate does in about SECONDS.
 declare -A srv_est=()
 srv_amount() {
-	local n
-	if [ -n "${srv_est[$1]:-}" ]; then
-		n=$(awk -v r="${srv_est[$1]}" -v s="$2" 'BEGIN { printf "%d", r * s }')
-		[ "$n" -ge 100 ] || n=100
-		srv_est[$1]=fixed:$n
-		echo "$n"
-	else
-		echo "$3"
-	fi
+	case ${srv_est[$1]:-} in
+	'') srv_n=$3 ;;
+	fixed:*) srv_n=${srv_est[$1]#fixed:} ;;
+	*)
+		srv_n=$(awk -v r="${srv_est[$1]}" -v s="$2" 'BEGIN { printf "%d", r * s }')
+		[ "$srv_n" -ge 100 ] || srv_n=100
+		srv_est[$1]=fixed:$srv_n
+		;;
+	esac
 }
 srv_measured() {
-	case ${srv_est[$1]:-} in
-	fixed:*) ;;
-	*) [ "$srv_mode" = native ] && srv_est[$1]=$2 ;;
-	esac
+	[ "$srv_mode" = native ] && [ -z "${srv_est[$1]:-}" ] &&
+		srv_est[$1]=$2
 	return 0
 }
 
@@ -352,7 +350,7 @@ srv_ratios() {
 		END {
 			for (i = 1; i <= n; i++) {
 				k = keys[i]
-				printf "  %-24s native %9.1f/s   trms %-7s   trms -F 1000 %s\n", k,
+				printf "  %-28s native %9.1f/s   trms %-7s   trms -F 1000 %s\n", k,
 					r[k, "native"], ratio(k, "trms"), ratio(k, "trms-1k")
 			}
 		}' "$work/rates"

@@ -77,11 +77,12 @@ EOF
 
 # nginx_load FILE SECONDS: wrk, 2 threads, 16 keep-alive connections.
 nginx_load() {
-	local file=$1 seconds=$2 out=$work/wrk.out rps
-	if ! timeout -k 5 $((seconds + 30)) wrk -t 2 -c 16 -d "${seconds}s" \
+	local file=$1 seconds=$2 out=$work/wrk.out rps st
+	timeout -k 5 $((seconds + 30)) wrk -t 2 -c 16 -d "${seconds}s" \
 		--timeout 10s "http://127.0.0.1:$ngx_port/$file.bin" \
-		>"$out" 2>&1; then
-		srv_error="wrk failed: $(tail -n 3 "$out" | tr '\n' ' ')"
+		>"$out" 2>&1 && st=0 || st=$?
+	if [ $st -ne 0 ]; then
+		srv_error="wrk failed (status $st): $(tail -n 3 "$out" | tr '\n' ' ')"
 		return 1
 	fi
 	rps=$(sed -n 's/^Requests\/sec: *//p' "$out")
