@@ -113,6 +113,7 @@ status=0
 # "SERVER-VARIANT-LOAD MODE REP RATE" to $work/data (REP 0: not kept).
 lifecycle() {
 	local s=$1 v=$2 mode=$3 rep=$4 key label
+	cut -d' ' -f1 /proc/loadavg >>"$work/loadavg"
 	srv_error=""
 	if ! "${s}_start" "$mode" "$v"; then
 		echo "servers.sh: $s $v ($mode) did not start: ${srv_error:-}" >&2
@@ -157,7 +158,8 @@ for rep in $(seq 1 "$reps"); do
 	done
 done
 
-echo "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(($(date +%s) - start_time)) s"
+echo "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(($(date +%s) - start_time)) s;"
+echo "  1-minute load average between $(sort -g "$work/loadavg" | head -n 1) and $(sort -g "$work/loadavg" | tail -n 1) (median $(sort -g "$work/loadavg" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')) over the runs"
 echo
 awk -v reps="$reps" '
 	function median(list,    n, a, i, j, t) {
