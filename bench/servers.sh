@@ -30,6 +30,8 @@
 #   SERVERS_SECONDS  length of one load, in seconds (default 3)
 #   SERVERS_REPS     repetitions (default 5)
 #   SERVERS          which servers (default "nginx redis mariadb")
+#   SERVERS_DATA     a file to copy every measurement into ("LOAD MODE
+#                    REPETITION RATE" lines; repetition 0 is the warm-up)
 # Scratch files go to BUILD_DIR/bench-servers (removed at the end).  The
 # exit status is non-zero only if a run failed (a load driver's error, a
 # server that did not start or stop); no target is enforced.
@@ -211,6 +213,7 @@ awk -v reps="$reps" '
 				fmt(median(rate[k, "trms-1k"]), "%.0f"), fmt(ratios(k, "trms-1k"), "%.3f")
 		}
 	}' "$work/data"
+[ -z "${SERVERS_DATA:-}" ] || cp "$work/data" "$SERVERS_DATA"
 echo
 echo "  /s: requests (nginx, redis) or queries (mariadb) per second, medians of"
 echo "  $reps runs; ratio: median of the per-repetition ratios to native; spread:"
