@@ -71,6 +71,7 @@ for s in $servers; do
 done
 
 srv_init servers "$build/bench-servers" "$build/tools/trms"
+srv_calibrate=yes
 needs() {
 	case $1 in
 	nginx) echo nginx wrk ab ;;

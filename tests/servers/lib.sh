@@ -314,14 +314,17 @@ srv_check_exit() {
 	fi
 }
 
-# srv_amount KEY SECONDS DEFAULT: how much work (requests, queries) one
-# run of load KEY should do, into srv_n: DEFAULT until a native run of KEY
-# measured its rate (srv_measured); from then on, and for every later run
-# whatever its mode, as much as that rate does in about SECONDS.
+# srv_amount KEY SECONDS PER_SECOND: how much work (requests, queries) one
+# run of load KEY does, into srv_n: SECONDS x PER_SECOND, the same in every
+# run, so that runs compare (a load whose table grows, as mariadb-slap's,
+# gets slower the longer it runs).  With srv_calibrate=yes (the bench), as
+# much as the first native run's rate (srv_measured) does in SECONDS,
+# from then on.
 declare -A srv_est=()
+srv_calibrate=no
 srv_amount() {
 	case ${srv_est[$1]:-} in
-	'') srv_n=$3 ;;
+	'') srv_n=$(($2 * $3)) ;;
 	fixed:*) srv_n=${srv_est[$1]#fixed:} ;;
 	*)
 		srv_n=$(awk -v r="${srv_est[$1]}" -v s="$2" 'BEGIN { printf "%d", r * s }')
@@ -331,8 +334,8 @@ srv_amount() {
 	esac
 }
 srv_measured() {
-	[ "$srv_mode" = native ] && [ -z "${srv_est[$1]:-}" ] &&
-		srv_est[$1]=$2
+	[ "$srv_calibrate" = yes ] && [ "$srv_mode" = native ] &&
+		[ -z "${srv_est[$1]:-}" ] && srv_est[$1]=$2
 	return 0
 }
 
