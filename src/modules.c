@@ -48,18 +48,23 @@ static _Atomic(struct snapshot *) current;
 
 /*
  * Replaced snapshots are freed once no search can be using them.  A
- * search (in a sample handler, on any thread) counts itself in `finding`
- * before it loads `current` and out after its last look: once `current`
- * has been replaced, `finding` at zero means nobody holds the old one.
+ * search (modules_find) counts itself in `finding`, and a stack walk in
+ * `walks`, before it loads `current`, and out after its last look: once
+ * `current` has been replaced, both at zero mean nobody holds the old
+ * one.
  * Until then the old ones wait on the retired list, for the next refresh.
  * (A server that loads and unloads plugins all day must not grow.)
  */
 static atomic_uint finding;
 static struct snapshot *retired; /* under lock */
 
+/* Stack walks under way, and dlclose calls (see modules_walk_begin). */
+static atomic_uint walks, unloads;
+
 static void free_retired(void)
 {
-	if (atomic_load_explicit(&finding, memory_order_seq_cst))
+	if (atomic_load_explicit(&finding, memory_order_seq_cst) ||
+	    atomic_load_explicit(&walks, memory_order_seq_cst))
 		return;
 	while (retired) {
 		struct snapshot *next = retired->next_retired;
@@ -306,16 +311,6 @@ static bool readable_in(const struct snapshot *snap, uintptr_t addr,
 	       snap->readable[lo - 1].end - addr >= len;
 }
 
-bool modules_readable(uintptr_t addr, size_t len)
-{
-	atomic_fetch_add_explicit(&finding, 1, memory_order_seq_cst);
-	bool found = readable_in(atomic_load_explicit(&current,
-						      memory_order_seq_cst),
-				 addr, len);
-	atomic_fetch_sub_explicit(&finding, 1, memory_order_release);
-	return found;
-}
-
 /*
  * Unloading and unwinding exclude each other: a walk reads the objects'
  * unwind tables and code, which dlclose unmaps.  Each counts itself in
@@ -326,15 +321,33 @@ bool modules_readable(uintptr_t addr, size_t len)
  * the outer call may hold the loader's lock, which a walk may be waiting
  * for; nor need it: the outer call counted itself in first, and waited.
  */
-static atomic_uint walks, unloads;
+/* What a walk sees while no table has been taken yet. */
+static const struct snapshot empty;
 
-bool modules_walk_begin(void)
+const struct modules_view *modules_walk_begin(void)
 {
 	atomic_fetch_add_explicit(&walks, 1, memory_order_seq_cst);
-	if (!atomic_load_explicit(&unloads, memory_order_seq_cst))
-		return true;
-	atomic_fetch_sub_explicit(&walks, 1, memory_order_release);
-	return false;
+	if (atomic_load_explicit(&unloads, memory_order_seq_cst)) {
+		atomic_fetch_sub_explicit(&walks, 1, memory_order_release);
+		return NULL;
+	}
+	/* Counted in, the walk holds the table it loads now: a replaced
+	 * table is not freed while a walk is under way. */
+	const struct snapshot *snap =
+		atomic_load_explicit(&current, memory_order_seq_cst);
+	return (const struct modules_view *)(snap ? snap : &empty);
+}
+
+bool modules_find_in(const struct modules_view *view, uintptr_t ip,
+		     uint32_t *id, uintptr_t *offset)
+{
+	return find_in((const struct snapshot *)view, ip, id, offset);
+}
+
+bool modules_readable_in(const struct modules_view *view, uintptr_t addr,
+			 size_t len)
+{
+	return readable_in((const struct snapshot *)view, addr, len);
 }
 
 void modules_walk_end(void)

@@ -40,16 +40,25 @@ void modules_refresh(void);
  * (ELF address); async-signal-safe.  @return false if no module holds it. */
 bool modules_find(uintptr_t ip, uint32_t *id, uintptr_t *offset);
 
-/* Whether [@addr, @addr + @len) lies in a readable segment of a loaded
- * object; async-signal-safe. */
-bool modules_readable(uintptr_t addr, size_t len);
-
-/* A stack walk (which reads the objects' unwind tables) and dlclose (which
- * unmaps them) exclude each other.  modules_walk_begin returns false if an
- * unload is under way: do not walk (async-signal-safe).  An unload waits
- * for the walks under way to end. */
-bool modules_walk_begin(void);
+/*
+ * A stack walk (which reads the objects' unwind tables) and dlclose (which
+ * unmaps them) exclude each other.  modules_walk_begin returns the loaded
+ * objects as they are, for the walk to look up without touching shared
+ * counters again, or NULL if an unload is under way: do not walk
+ * (async-signal-safe).  An unload waits for the walks under way to end.
+ */
+struct modules_view;
+const struct modules_view *modules_walk_begin(void);
 void modules_walk_end(void);
+
+/* modules_find, within a walk. */
+bool modules_find_in(const struct modules_view *view, uintptr_t ip,
+		     uint32_t *id, uintptr_t *offset);
+
+/* Whether [@addr, @addr + @len) lies in a readable segment of a loaded
+ * object, within a walk. */
+bool modules_readable_in(const struct modules_view *view, uintptr_t addr,
+			 size_t len);
 void modules_unload_begin(void);
 void modules_unload_end(void);
 

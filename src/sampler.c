@@ -128,12 +128,13 @@ static bool our_trap(const siginfo_t *info)
 
 /* ---- building a path ---- */
 
-static bool in_own_module(uintptr_t ip)
+static bool in_own_module(const struct modules_view *view, uintptr_t ip)
 {
 	uint32_t module;
 	uintptr_t offset;
 
-	return sampler.own_module_known && modules_find(ip, &module, &offset) &&
+	return sampler.own_module_known &&
+	       modules_find_in(view, ip, &module, &offset) &&
 	       module == sampler.own_module;
 }
 
@@ -147,23 +148,25 @@ void sampler_charge_caller(bool on)
 
 /* The frame of @ip[0..@n) that called the library's frames nearest the
  * leaf (0 if there are none): those, and what they called, cut off. */
-static unsigned caller_of_library(const uintptr_t *ip, unsigned n)
+static unsigned caller_of_library(const struct modules_view *view,
+				  const uintptr_t *ip, unsigned n)
 {
 	unsigned i = 0;
 
-	while (i < n && !in_own_module(ip[i]))
+	while (i < n && !in_own_module(view, ip[i]))
 		i++;
-	while (i < n && in_own_module(ip[i]))
+	while (i < n && in_own_module(view, ip[i]))
 		i++;
 	return i < n ? i : 0;
 }
 
-static struct cct_step frame_step(uintptr_t ip)
+static struct cct_step frame_step(const struct modules_view *view,
+				  uintptr_t ip)
 {
 	uint32_t module;
 	uintptr_t offset;
 
-	if (!modules_find(ip, &module, &offset)) {
+	if (!modules_find_in(view, ip, &module, &offset)) {
 		module = UNKNOWN_MODULE;
 		offset = ip;
 	}
@@ -176,7 +179,8 @@ static struct cct_step frame_step(uintptr_t ip)
  * from the outermost in, with @t's open regions placed after the frame
  * that opened each (the deepest frame whose stack pointer is at or above
  * the one recorded when the region began).  @return the path's length. */
-static unsigned build_path(const struct trms_thread *t, const uintptr_t *ip,
+static unsigned build_path(const struct trms_thread *t,
+			   const struct modules_view *view, const uintptr_t *ip,
 			   const uintptr_t *sp, unsigned first, unsigned n,
 			   struct cct_step *path, unsigned max)
 {
@@ -194,7 +198,7 @@ static unsigned build_path(const struct trms_thread *t, const uintptr_t *ip,
 			path[len++] = (struct cct_step){
 				CCT_REGION, stack[region++].region };
 		if (len < max)
-			path[len++] = frame_step(ip[i]);
+			path[len++] = frame_step(view, ip[i]);
 	}
 	while (region <= depth && len < max)
 		path[len++] = (struct cct_step){ CCT_REGION,
@@ -237,6 +241,34 @@ static void drop(struct sampler_thread *s, enum sample_drop why,
 	cct_add(&s->dropped[why], periods);
 }
 
+/* The sample, walked within @view: its path into the tree.  @return the
+ * tree's node for it, or NULL (a drop, counted). */
+static struct cct_node *record_walk(struct trms_thread *t,
+				    const struct modules_view *view,
+				    struct scratch *x, void *uctx,
+				    uint64_t periods)
+{
+	struct sampler_thread *s = &t->sampler;
+	unsigned n = unwind_frames(&s->stack, view, uctx, true, x->ip, x->sp,
+				   MAX_FRAMES);
+
+	if (!n) {
+		drop(s, DROP_UNWIND, periods);
+		return NULL;
+	}
+	unsigned first = charge_caller ? caller_of_library(view, x->ip, n) : 0;
+	if (in_own_module(view, x->ip[first])) {
+		drop(s, DROP_IN_LIBRARY, periods);
+		return NULL;
+	}
+	unsigned len = build_path(t, view, x->ip, x->sp, first, n, x->path,
+				  CCT_MAX_DEPTH);
+	struct cct_node *leaf = cct_insert(&s->cct, x->path, len);
+	if (!leaf)
+		drop(s, DROP_NO_MEMORY, periods);
+	return leaf;
+}
+
 /* Record the sample of @periods periods (more than one when the timer
  * expired again before its signal was taken) at the interrupted stack. */
 static void take_sample(struct trms_thread *t, void *uctx, uint64_t periods)
@@ -249,29 +281,16 @@ static void take_sample(struct trms_thread *t, void *uctx, uint64_t periods)
 		return;
 	}
 	/* dlclose may be unmapping the unwind tables the walk reads. */
-	if (!modules_walk_begin()) {
+	const struct modules_view *view = modules_walk_begin();
+	if (!view) {
 		drop(s, DROP_IN_LOADER, periods);
 		return;
 	}
-	unsigned n = unwind_frames(&s->stack, uctx, true, x->ip, x->sp,
-				   MAX_FRAMES);
+	struct cct_node *leaf = record_walk(t, view, x, uctx, periods);
+	bool in_sync = leaf && in_sync_routine(x->ip[0]);
 	modules_walk_end();
-	if (!n) {
-		drop(s, DROP_UNWIND, periods);
+	if (!leaf)
 		return;
-	}
-	unsigned first = charge_caller ? caller_of_library(x->ip, n) : 0;
-	if (in_own_module(x->ip[first])) {
-		drop(s, DROP_IN_LIBRARY, periods);
-		return;
-	}
-	unsigned len = build_path(t, x->ip, x->sp, first, n, x->path,
-				  CCT_MAX_DEPTH);
-	struct cct_node *leaf = cct_insert(&s->cct, x->path, len);
-	if (!leaf) {
-		drop(s, DROP_NO_MEMORY, periods);
-		return;
-	}
 	cct_add(&leaf->samples, periods);
 	/* A CPU-time timer fires only on a thread that is running: inside
 	 * a hooked write() copying data, say, it is working.  Only on the
@@ -283,7 +302,7 @@ static void take_sample(struct trms_thread *t, void *uctx, uint64_t periods)
 		count_threads(&idle, &working);
 		cct_add(&leaf->work, periods);
 		cct_add_idleness(leaf, (double)periods * idle / working);
-		if (in_sync_routine(x->ip[0]))
+		if (in_sync)
 			cct_add(&leaf->overhead, periods);
 	}
 	cct_add(&s->samples, periods);
@@ -760,19 +779,22 @@ unsigned sampler_capture_context(struct trms_thread *t, struct cct_step *steps,
 				 unsigned max)
 {
 	struct scratch *x = scratch;
+	const struct modules_view *view;
 
-	if (!sampler.configured || !x)
+	if (!sampler.configured || !x || !(view = modules_walk_begin()))
 		return 0;
-	unsigned n = unwind_frames_here(&t->sampler.stack, x->ip, x->sp,
+	unsigned n = unwind_frames_here(&t->sampler.stack, view, x->ip, x->sp,
 					MAX_FRAMES);
 	/* Leave out the library's own frames (this function and the
 	 * pthread_create hook). */
 	unsigned first = 0;
-	while (first < n && in_own_module(x->ip[first]))
+	while (first < n && in_own_module(view, x->ip[first]))
 		first++;
 	if (!sampler.own_module_known)
 		first = n > 2 ? 2 : n;
-	return build_path(t, x->ip, x->sp, first, n, steps, max);
+	unsigned len = build_path(t, view, x->ip, x->sp, first, n, steps, max);
+	modules_walk_end();
+	return len;
 }
 
 static void close_slot_fd(struct trms_thread *t, void *ctx)

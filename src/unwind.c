@@ -31,6 +31,7 @@ extern void *__libc_stack_end;
 /* What the walk under way on this thread may read. */
 struct walk {
 	const struct unwind_stack *stack;
+	const struct modules_view *objects;
 	uintptr_t context_lo, context_hi; /* the ucontext itself */
 	uintptr_t sp; /* the stack pointer the walk starts from */
 };
@@ -71,7 +72,7 @@ static bool readable(const struct walk *w, uintptr_t addr)
 	if (alt_hi && sp >= alt_lo && sp < alt_hi &&
 	    inside(addr, page_floor(sp), alt_hi))
 		return true;
-	return modules_readable(addr, sizeof(unw_word_t));
+	return modules_readable_in(w->objects, addr, sizeof(unw_word_t));
 }
 
 /* A word read for a walk that is not the library's: the program's own
@@ -140,12 +141,14 @@ void unwind_stack_of_self(struct unwind_stack *stack, bool main)
 	pthread_attr_destroy(&attr);
 }
 
-unsigned unwind_frames(const struct unwind_stack *stack, ucontext_t *uc,
+unsigned unwind_frames(const struct unwind_stack *stack,
+		       const struct modules_view *objects, ucontext_t *uc,
 		       bool signal_frame, uintptr_t *ip, uintptr_t *sp,
 		       unsigned max)
 {
 	struct walk w = {
 		.stack = stack,
+		.objects = objects,
 		.context_lo = (uintptr_t)uc,
 		.context_hi = (uintptr_t)uc + sizeof(*uc),
 		.sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
@@ -174,14 +177,15 @@ out:
 }
 
 __attribute__((noinline)) unsigned
-unwind_frames_here(const struct unwind_stack *stack, uintptr_t *ip,
+unwind_frames_here(const struct unwind_stack *stack,
+		   const struct modules_view *objects, uintptr_t *ip,
 		   uintptr_t *sp, unsigned max)
 {
 	unw_context_t uc;
 
 	if (unw_getcontext(&uc) != 0)
 		return 0;
-	return unwind_frames(stack, &uc, false, ip, sp, max);
+	return unwind_frames(stack, objects, &uc, false, ip, sp, max);
 }
 
 /* The lowest free descriptor above @after (-1: from 0), or -1. */

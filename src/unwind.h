@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <ucontext.h>
 
+#include "modules.h"
+
 /* Where a thread's stack lies: [lo, hi); lo is 0 where only the top is
  * known (the main thread, whose stack grows). */
 struct unwind_stack {
@@ -45,15 +47,18 @@ void unwind_stack_of_self(struct unwind_stack *stack, bool main);
  * interrupted context handed to a signal handler, whose first address is
  * not a return address), leaf first, into @ip and @sp: the addresses of
  * callers point into their call instruction (return address - 1).
+ * @objects: the loaded objects, held for the walk (modules_walk_begin).
  * Async-signal-safe and free of system calls (but for libunwind's memory
  * pool growing, rarely).  @return the number of frames (0: none). */
-unsigned unwind_frames(const struct unwind_stack *stack, ucontext_t *uc,
+unsigned unwind_frames(const struct unwind_stack *stack,
+		       const struct modules_view *objects, ucontext_t *uc,
 		       bool signal_frame, uintptr_t *ip, uintptr_t *sp,
 		       unsigned max);
 
 /* The frames of the calling thread at the caller of this function, as
  * unwind_frames; for normal context, not signal handlers. */
-unsigned unwind_frames_here(const struct unwind_stack *stack, uintptr_t *ip,
+unsigned unwind_frames_here(const struct unwind_stack *stack,
+			    const struct modules_view *objects, uintptr_t *ip,
 			    uintptr_t *sp, unsigned max);
 
 /* The program set (or removed, @size 0) an alternate signal stack for the
