@@ -154,6 +154,14 @@ double clock_ns_per_tick(void)
 	return measured > 0 ? measured : 1.0;
 }
 
+uint64_t clock_ticks_to_ns(uint64_t ticks)
+{
+	/* Nothing to convert, no rate to find (which may take the
+	 * processor's word for it, a trap to the hypervisor). */
+	return ticks ? (uint64_t)((double)ticks * clock_ns_per_tick() + 0.5)
+		     : 0;
+}
+
 const char *clock_source(void)
 {
 	return clock_use_tsc ? "tsc" : "monotonic";

@@ -81,6 +81,9 @@ double clock_rate_between(const struct clock_pair *from,
  */
 double clock_ns_per_tick(void);
 
+/* @ticks in nanoseconds; the rate is looked for only if @ticks is not 0. */
+uint64_t clock_ticks_to_ns(uint64_t ticks);
+
 /* "tsc" or "monotonic". */
 const char *clock_source(void);
 

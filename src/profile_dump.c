@@ -92,7 +92,7 @@ void profile_log_sampling(void)
 	if (log_verbosity < 1 || !sampler_active())
 		return;
 	pthread_mutex_lock(&runtime.lock);
-	sampler_totals(&s, clock_ns_per_tick());
+	sampler_totals(&s);
 	pthread_mutex_unlock(&runtime.lock);
 	for (int i = 0; i < SAMPLE_DROPS; i++)
 		dropped += s.dropped[i];
@@ -113,19 +113,17 @@ void profile_log_sampling(void)
 
 /* The library's own time in @t, metered: its calls' time taken out of
  * the costs (with costs in ns) and its sample handler's. */
-static uint64_t library_ns(const struct trms_thread *t, double ns_per_tick)
+static uint64_t library_ns(const struct trms_thread *t)
 {
-	uint64_t ticks = __atomic_load_n(&t->cost.excluded, __ATOMIC_RELAXED) +
-			 cct_load(&t->sampler.handler_ticks);
-
-	return (uint64_t)((double)ticks * ns_per_tick + 0.5);
+	return clock_ticks_to_ns(
+		__atomic_load_n(&t->cost.excluded, __ATOMIC_RELAXED) +
+		cct_load(&t->sampler.handler_ticks));
 }
 
 static void write_threads(struct profile_writer *w, size_t *skipped,
 			  uint64_t *dropped)
 {
 	struct trms_thread *t;
-	double ns_per_tick = clock_ns_per_tick();
 
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		struct thread_info info = {
@@ -148,7 +146,7 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 			.cpu_ns = sampler_thread_cpu_ns(&t->sampler),
 			.library_samples = cct_load(
 				&t->sampler.dropped[DROP_IN_LIBRARY]),
-			.library_ns = library_ns(t, ns_per_tick),
+			.library_ns = library_ns(t),
 		};
 		profile_writer_thread(w, &info);
 	}

@@ -272,8 +272,11 @@ int runtime_write_profile(enum write_reason reason)
 	if (empty) {
 		rc = 0;
 	} else {
-		writer.scale =
-			config.cost == COST_NS ? clock_ns_per_tick() : 1.0;
+		/* Costs in ticks: the rate is looked for at the first cost
+		 * written, if any. */
+		writer.scale = 1.0;
+		writer.ns_per_tick =
+			config.cost == COST_NS ? clock_ns_per_tick : NULL;
 		rc = delivering() ? deliver(last, reason, &why) : 1;
 		handed = rc == 0;
 		if (handed)

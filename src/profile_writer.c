@@ -79,9 +79,13 @@ static void put_name(struct profile_writer *w, const char *name)
 	}
 }
 
-static unsigned __int128 scaled(const struct profile_writer *w,
-				unsigned __int128 v, int power)
+static unsigned __int128 scaled(struct profile_writer *w, unsigned __int128 v,
+				int power)
 {
+	if (w->ns_per_tick) {
+		w->scale = w->ns_per_tick();
+		w->ns_per_tick = NULL;
+	}
 	if (w->scale == 1.0)
 		return v;
 	long double x = (long double)v * w->scale;

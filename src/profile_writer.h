@@ -28,6 +28,10 @@ struct profile_writer {
 	int error; /* first errno met, 0 if none */
 	size_t tuples;
 	double scale; /* multiplies costs: ticks to nanoseconds; 1 = exact */
+	/* If set, costs are clock ticks: asked for the scale when the first
+	 * cost is written (finding the rate may cost a trap to the
+	 * hypervisor, which a profile without costs need not pay). */
+	double (*ns_per_tick)(void);
 	struct profile_file file; /* the sink of profile_writer_open */
 	size_t len;
 	char buf[8192];

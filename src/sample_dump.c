@@ -153,8 +153,7 @@ static void write_totals(struct profile_writer *w, uint64_t samples)
 {
 	struct sampler_totals s;
 
-	/* Handler time is in clock ticks whatever the unit of costs. */
-	sampler_totals(&s, clock_ns_per_tick());
+	sampler_totals(&s);
 	s.samples = samples;
 	profile_writer_meta(w, "sample_clock", s.clock);
 	profile_writer_meta(w, "sample_source", s.source);

@@ -991,9 +991,10 @@ void sampler_start(void)
 
 /* ---- totals ---- */
 
-void sampler_totals(struct sampler_totals *out, double ns_per_tick)
+void sampler_totals(struct sampler_totals *out)
 {
 	struct trms_thread *t;
+	uint64_t handler_ticks = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->enabled = sampler.configured;
@@ -1011,9 +1012,8 @@ void sampler_totals(struct sampler_totals *out, double ns_per_tick)
 		out->overrun += cct_load(&s->overrun);
 		for (int i = 0; i < SAMPLE_DROPS; i++)
 			out->dropped[i] += cct_load(&s->dropped[i]);
-		out->handler_ns += (uint64_t)((double)cct_load(
-						      &s->handler_ticks) *
-					      ns_per_tick);
+		handler_ticks += cct_load(&s->handler_ticks);
 		out->cpu_ns += sampler_thread_cpu_ns(s);
 	}
+	out->handler_ns = clock_ticks_to_ns(handler_ticks);
 }

@@ -184,7 +184,7 @@ struct sampler_totals {
 	uint64_t cpu_ns; /* CPU time of the sampled threads */
 };
 
-void sampler_totals(struct sampler_totals *totals, double ns_per_tick);
+void sampler_totals(struct sampler_totals *totals);
 
 const char *sampler_drop_name(enum sample_drop drop);
 
