@@ -334,6 +334,7 @@ static void on_sample(int sig, siginfo_t *info, void *uctx)
 		errno = saved_errno;
 		return;
 	}
+	__atomic_store_n(&t->sampler.signalled, true, __ATOMIC_RELEASE);
 	uint64_t start = clock_ticks();
 	struct sampler_thread *s = &t->sampler;
 	if (!atomic_load_explicit(&sampler.on, memory_order_relaxed)) {
@@ -671,6 +672,47 @@ void sampler_stop_self(struct trms_thread *t)
 		drain_self(sig);
 }
 
+static void ask_signal(struct trms_thread *t, void *ctx)
+{
+	int sig = *(int *)ctx;
+	pid_t tid = __atomic_load_n(&t->sampler.tid, __ATOMIC_RELAXED);
+
+	if (t == thread_current || !tid)
+		return;
+	__atomic_store_n(&t->sampler.signalled, false, __ATOMIC_RELAXED);
+	syscall(SYS_tgkill, getpid(), tid, sig);
+}
+
+static void count_unsignalled(struct trms_thread *t, void *ctx)
+{
+	if (t != thread_current &&
+	    !__atomic_load_n(&t->sampler.signalled, __ATOMIC_ACQUIRE))
+		++*(unsigned *)ctx;
+}
+
+/*
+ * With every timer stopped, a sample may still be on its way to another
+ * thread: a perf_event timer's SIGTRAP is queued when that thread next
+ * returns to user mode, which may be after a preemption or a blocking
+ * call.  Send each other thread the sampling signal, and wait (a while,
+ * not for ever: a thread may block every signal) until each has taken it:
+ * by then it has taken any sample queued before.
+ */
+static void flush_other_threads(int sig)
+{
+	const struct timespec pause = { 0, 1000000 };
+	unsigned waiting;
+
+	for_each_slot(ask_signal, &sig);
+	for (int ms = 0; ms < 200; ms++) {
+		waiting = 0;
+		for_each_slot(count_unsignalled, &waiting);
+		if (!waiting)
+			return;
+		nanosleep(&pause, NULL);
+	}
+}
+
 void sampler_shut_down(void)
 {
 	int sig = sampler_signal();
@@ -679,6 +721,7 @@ void sampler_shut_down(void)
 	if (!sampler.configured || !sig)
 		return;
 	sampler_set_enabled(false);
+	flush_other_threads(sig);
 	atomic_store(&sampler.signal, 0);
 	/* A disposition set to "ignore" discards what is pending, in every
 	 * thread; then the default the signal had before sampling took it. */

@@ -49,6 +49,7 @@ struct sampler_thread {
 	timer_t timer;
 	bool blocked; /* inside a wrapped blocking call (atomic stores) */
 	bool in_handler; /* taking a sample, every signal blocked */
+	bool signalled;  /* the sampling signal reached the thread (atomic) */
 	uint64_t samples; /* periods sampled, overrun included */
 	uint64_t overrun; /* periods counted in the sample that followed */
 	uint64_t dropped[SAMPLE_DROPS];

@@ -50,12 +50,12 @@ static void before_sandbox(bool every_thread)
 		  every_thread ? "the library stops" : "this thread unprofiled");
 	runtime_write_profile(WRITE_EXEC);
 	signal_hooks_stop();
+	thread_enter_sandbox();
 	if (every_thread) {
 		sampler_shut_down();
 		atomic_store(&runtime.tag, 0);
 		atomic_store(&runtime_state, -1);
 	}
-	thread_enter_sandbox();
 	errno = saved_errno;
 }
 
