@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "runtime.h"
+#include "thread.h"
 
 uint64_t bench_now_ns(void)
 {
@@ -114,7 +114,7 @@ double bench_diff_median(const struct bench_case *a,
 void bench_require_active(void)
 {
 	runtime_start();
-	if (atomic_load(&runtime_state) == 1)
+	if (runtime_active())
 		return;
 	fprintf(stderr, "bench: the trms library is inert in this process "
 			"(TRMS_OFF=1?); nothing to measure\n");

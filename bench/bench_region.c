@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "runtime.h"
+#include "thread.h"
 
 static volatile uint64_t sink;
 

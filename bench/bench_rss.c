@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "runtime.h"
+#include "thread.h"
 
 #define BUFFERS 16
 #define BUFFER_SIZE (4u << 20)
@@ -58,7 +58,7 @@ static int child(void)
 	}
 	trms_region_end("all");
 	sink = sum;
-	bool active = atomic_load(&runtime_state) == 1;
+	bool active = runtime_active();
 	printf("%zu\n", active ? engine_shadow_bytes(&runtime.engine) : 0);
 	for (int i = 0; i < BUFFERS; i++)
 		free(buf[i]);

@@ -12,6 +12,8 @@
 
 #include "call.h"
 #include "log.h"
+#include "profile_write.h"
+#include "calibrate.h"
 
 /* Where an API call goes when the thread's state is not simply there:
  * the library is not started or inert, the thread is new or past its
@@ -25,13 +27,10 @@ struct trms_thread *call_enter_slow(int *rc)
 		*rc = -EBUSY;
 		return NULL;
 	}
-	int state = atomic_load(&runtime_state);
-	if (state == 0) {
+	if (!runtime_started())
 		runtime_start();
-		state = atomic_load(&runtime_state);
-	}
 	*rc = 0;
-	if (state != 1 || thread_is_gone())
+	if (!runtime_active() || thread_is_gone())
 		return NULL;
 	if (attaching) {
 		*rc = -EBUSY;
@@ -429,7 +428,7 @@ int trms_flush(void)
 static int set_enabled(bool on)
 {
 	runtime_start();
-	if (atomic_load(&runtime_state) != 1)
+	if (!runtime_active())
 		return 0;
 	/* A pause ends the current generation: activations that began
 	 * before it never match the tag again. */

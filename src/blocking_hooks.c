@@ -25,9 +25,8 @@
 #include <unistd.h>
 
 #include "real.h"
-#include "runtime.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "thread.h"
+#include "hooks.h"
 
 /* The call failed with EINTR because of the sampling signal only. */
 static inline bool ours_only(const struct interruptions *n, int failed)

@@ -32,14 +32,13 @@
 #include "call.h"
 #include "log.h"
 #include "real.h"
+#include "hooks.h"
 
 /* With optimisation, <stdio.h> defines these as macros. */
 #undef fread_unlocked
 #undef fwrite_unlocked
 #undef fgets_unlocked
 #undef fputs_unlocked
-
-#define EXPORT __attribute__((visibility("default")))
 
 /* glibc's entry points that its headers declare only for fortified or
  * internal use. */

@@ -12,13 +12,12 @@
 #include "modules.h"
 #include "real.h"
 #include "region.h"
-#include "runtime.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "thread.h"
+#include "hooks.h"
 
 static inline __attribute__((always_inline)) bool active(void)
 {
-	return atomic_load_explicit(&runtime_state, memory_order_relaxed) == 1;
+	return runtime_active();
 }
 
 EXPORT void *dlopen(const char *file, int mode)

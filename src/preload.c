@@ -3,7 +3,7 @@
  * configuration, set up the engine, and write the profile at exit.
  */
 #define _GNU_SOURCE
-#include "runtime.h"
+#include "thread.h"
 
 #include <string.h>
 #include <sys/auxv.h>
@@ -15,6 +15,8 @@
 #include "output.h"
 #include "real.h"
 #include "run_link.h"
+#include "profile_write.h"
+#include "hooks.h"
 
 struct runtime runtime;
 atomic_int runtime_state;
@@ -29,7 +31,7 @@ uint64_t runtime_realtime_ns(void)
 
 static void go_inert(const char *why)
 {
-	atomic_store(&runtime_state, -1);
+	runtime_go_inert();
 	if (why)
 		log_info("inactive: %s", why);
 }
@@ -76,7 +78,7 @@ static void start_once(void)
 	}
 	process_hooks_start();
 	signal_hooks_start();
-	atomic_store(&runtime_state, 1);
+	atomic_store(&runtime_state, RUNTIME_ACTIVE);
 	sampler_start();
 	/* The thread that starts the library (normally the main thread) is
 	 * thread 0.  (Costs in nanoseconds are calibrated later, at the first
@@ -108,7 +110,7 @@ __attribute__((destructor)) static void trms_destructor(void)
 {
 	/* (Not in a child made by vfork, which shares the parent's memory
 	 * and must not mark it as exiting.) */
-	if (atomic_load(&runtime_state) != 1 || !runtime_own_process())
+	if (!runtime_active() || !runtime_own_process())
 		return;
 	runtime_exit_begin();
 	uint64_t start = clock_monotonic_ns();

@@ -23,9 +23,9 @@
 
 #include "real.h"
 #include "region.h"
-#include "runtime.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "thread.h"
+#include "hooks.h"
+#include "profile_write.h"
 
 /*
  * Whose time is it?  The handlers' own work is the library's: a sample
@@ -93,7 +93,7 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
 	if (thread_is_sandboxed()) {
-		atomic_store(&runtime_state, -1);
+		runtime_go_inert();
 		return;
 	}
 	fork_busy(true);
@@ -114,7 +114,7 @@ void process_hooks_start(void)
 /* The new image will not know what this one measured. */
 static void before_exec(void)
 {
-	if (atomic_load(&runtime_state) == 1) {
+	if (runtime_active()) {
 		runtime_write_profile(WRITE_EXEC);
 		sampler_before_exec();
 	}
@@ -125,7 +125,7 @@ static int after_exec(int rc)
 {
 	int saved_errno = errno;
 
-	if (atomic_load(&runtime_state) == 1)
+	if (runtime_active())
 		sampler_after_failed_exec();
 	errno = saved_errno;
 	return rc;
@@ -225,7 +225,7 @@ EXPORT int execle(const char *path, const char *arg, ...)
  * _exit may be called from a signal handler. */
 static void before_exit_now(void)
 {
-	if (atomic_load(&runtime_state) == 1)
+	if (runtime_active())
 		runtime_write_profile(WRITE_ABRUPT);
 }
 

@@ -4,7 +4,8 @@
  * (when and where it is written: profile_write.c).
  */
 #define _GNU_SOURCE
-#include "runtime.h"
+#include "profile_dump.h"
+#include "thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include "output.h"
 #include "profile_writer.h"
 #include "sys.h"
+#include "profile_write.h"
 
 struct dump_thread {
 	struct profile_writer *w;

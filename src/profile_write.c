@@ -5,7 +5,8 @@
  * which a terminating signal comes too late to matter.
  */
 #define _GNU_SOURCE
-#include "runtime.h"
+#include "profile_write.h"
+#include "thread.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -20,6 +21,7 @@
 #include "profile_writer.h"
 #include "real.h"
 #include "run_link.h"
+#include "profile_dump.h"
 
 /* Written under flush_lock; too big for a thread's stack to be sure. */
 static struct profile_writer writer;

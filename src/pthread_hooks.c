@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "call.h"
+#include "hooks.h"
 #include "real.h"
 #include "vm.h"
 
@@ -49,8 +50,7 @@ static void note_origin(struct trms_thread *creator,
 		origin->context[i] = creator->engine.stack[i + 1].region;
 }
 
-__attribute__((visibility("default"))) int
-pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	       void *(*start)(void *), void *arg)
 {
 	__typeof__(real.pthread_create) create = REAL(pthread_create);
@@ -60,7 +60,7 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
 	if (!create)
 		return EAGAIN;
-	if (atomic_load_explicit(&runtime_state, memory_order_relaxed) == 0)
+	if (!runtime_started())
 		runtime_start();
 	creator = call_enter(&rc);
 	if (!creator)

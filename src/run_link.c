@@ -25,7 +25,7 @@
 #include "log.h"
 #include "output.h"
 #include "run_protocol.h"
-#include "runtime.h"
+#include "thread.h"
 
 /* How long a step may wait for trms run: a connection (its queue full),
  * room to send. */

@@ -9,9 +9,10 @@
 #include "elf_symbols.h"
 #include "modules.h"
 #include "profile_writer.h"
-#include "runtime.h"
+#include "thread.h"
 #include "sort.h"
 #include "vm.h"
+#include "profile_dump.h"
 
 /* The frames met in the trees, to be named. */
 struct frames {

@@ -20,7 +20,7 @@
 #include "log.h"
 #include "modules.h"
 #include "real.h"
-#include "runtime.h"
+#include "thread.h"
 #include "sys.h"
 #include "unwind.h"
 #include "vm.h"

@@ -34,13 +34,13 @@
 
 #include "log.h"
 #include "real.h"
-#include "runtime.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "thread.h"
+#include "hooks.h"
+#include "profile_write.h"
 
 static void before_sandbox(bool every_thread)
 {
-	if (atomic_load(&runtime_state) != 1 || thread_is_sandboxed())
+	if (!runtime_active() || thread_is_sandboxed())
 		return;
 	int saved_errno = errno;
 	every_thread = every_thread || thread_alone();
@@ -54,7 +54,7 @@ static void before_sandbox(bool every_thread)
 	if (every_thread) {
 		sampler_shut_down();
 		atomic_store(&runtime.tag, 0);
-		atomic_store(&runtime_state, -1);
+		runtime_go_inert();
 	}
 	errno = saved_errno;
 }

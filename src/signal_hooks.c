@@ -30,11 +30,11 @@
 #include <unistd.h>
 
 #include "real.h"
-#include "runtime.h"
+#include "thread.h"
 #include "unwind.h"
 #include "vm.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "hooks.h"
+#include "profile_write.h"
 
 static const int managed[] = { SIGTERM, SIGINT };
 
@@ -178,7 +178,7 @@ static void on_terminating_signal(int sig)
 	/* The program has exited: the signal comes too late to matter. */
 	if (runtime_exiting())
 		return;
-	if (atomic_load(&runtime_state) == 1)
+	if (runtime_active())
 		runtime_write_profile(WRITE_ABRUPT);
 	/* The program's disposition is the default: die of the signal. */
 	memset(&dfl, 0, sizeof(dfl));
@@ -326,7 +326,7 @@ EXPORT int sigaction(int sig, const struct sigaction *act,
 	/* The library's own needs, and signals it cannot touch (SIGKILL,
 	 * SIGSTOP, out of range), go straight through. */
 	if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP ||
-	    atomic_load(&runtime_state) != 1)
+	    !runtime_active())
 		return REAL(sigaction)(sig, act, old);
 	lock(&saved);
 	rc = change(sig, act, old);
@@ -409,7 +409,7 @@ sigaltstack(const stack_t *ss, stack_t *old)
 	if (!fn)
 		return errno = ENOSYS, -1;
 	int rc = fn(ss, old);
-	if (rc == 0 && ss && atomic_load(&runtime_state) == 1) {
+	if (rc == 0 && ss && runtime_active()) {
 		int saved_errno = errno;
 		if (ss->ss_flags & SS_DISABLE)
 			unwind_note_alt_stack(NULL, 0);

@@ -3,12 +3,13 @@
  * on a thread's first call, kept until the process writes its profile.
  */
 #define _GNU_SOURCE
-#include "runtime.h"
+#include "thread.h"
 
 #include <string.h>
 
 #include "log.h"
 #include "vm.h"
+#include "calibrate.h"
 
 __thread struct trms_thread *thread_current
 	__attribute__((tls_model("initial-exec")));
@@ -223,7 +224,7 @@ void thread_after_fork_child(void)
 
 void thread_attach_created(const struct thread_origin *origin)
 {
-	if (atomic_load(&runtime_state) != 1 || thread_current)
+	if (!runtime_active() || thread_current)
 		return;
 	if (!attach(origin))
 		log_internal("out of memory for a new thread's state; the "

@@ -45,7 +45,7 @@
 
 #include "trms.h"
 
-#include "runtime.h"
+#include "thread.h"
 
 static int cells_region(const char *name, unsigned cells)
 {

@@ -18,7 +18,7 @@
 
 #include "output.h"
 #include "profile_reader.h"
-#include "runtime.h"
+#include "thread.h"
 #include "test_util.h"
 #include "suite_main.h"
 

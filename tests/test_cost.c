@@ -20,7 +20,7 @@
 #include "trms.h"
 
 #include "clock.h"
-#include "runtime.h"
+#include "thread.h"
 #include "suite_main.h"
 
 /* At least REPS repetitions, and more (up to MAX_REPS) until a few ran

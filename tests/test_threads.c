@@ -15,7 +15,7 @@
 
 #include "trms.h"
 
-#include "runtime.h"
+#include "thread.h"
 #include "suite_main.h"
 
 /* Per region name, what the observer saw; activations of all threads. */

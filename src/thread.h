@@ -1,0 +1,187 @@
+/*
+ * thread.h - the library's state for each thread of the program: its
+ * engine state (shadow stack, stamps), its tuples, its region-name cache,
+ * its cost meter and its sampling state, with how it came to be.
+ */
+#ifndef TRMS_THREAD_H
+#define TRMS_THREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <urcu/list.h>
+
+#include "clock.h"
+#include "config.h"
+#include "cost.h"
+#include "engine.h"
+#include "profile.h"
+#include "region.h"
+#include "runtime.h"
+#include "sampler.h"
+
+#define THREAD_NAME_MAX 63
+#define THREAD_CONTEXT_MAX 32
+
+/* Where a thread came from: its number, and the creation context the
+ * pthread_create hook noted (see pthread_hooks.c). */
+struct thread_origin {
+	uint32_t ordinal;
+	bool has_creator;
+	uint32_t creator;
+	uint32_t context_depth;
+	uint32_t context[THREAD_CONTEXT_MAX];
+	/* The creator's call path, for the new thread's call tree. */
+	unsigned path_len;
+	struct cct_step path[SAMPLER_CONTEXT_MAX];
+};
+
+/* Everything the library keeps for one thread of the program.  Fields
+ * other than those under the runtime lock are touched only by the thread
+ * itself. */
+struct trms_thread {
+	struct engine_thread engine;
+	struct profile_table profile;
+	struct name_cache names;
+	struct cost_meter cost;
+	/* Set while the thread runs library code: a call that arrives
+	 * meanwhile (from a signal handler, or from a function the library
+	 * itself calls) must not touch the thread's state. */
+	bool busy;
+	uint64_t lookup_slow_ticks; /* time spent registering region names */
+	uint32_t ordinal; /* 0 for the main thread, then creation order */
+	char name[THREAD_NAME_MAX + 1]; /* under runtime.lock */
+	/* Creation context: the creating thread and the regions it had open
+	 * when it called pthread_create, outermost first.  Set before the
+	 * thread runs, then read-only. */
+	bool has_creator;
+	uint32_t creator;
+	uint32_t context_depth;
+	uint32_t context[THREAD_CONTEXT_MAX];
+	/* Data moved through the hooked calls: written by the owner with
+	 * relaxed atomic stores, read by the profile writer. */
+	uint64_t in_bytes, in_calls, out_bytes, out_calls;
+	bool dead;        /* exited: only the profile remains */
+	/* When the thread started and ended (monotonic ns; until 0 while it
+	 * runs): its elapsed time, what a wall-clock sampler samples. */
+	uint64_t alive_from_ns, alive_until_ns;
+	struct cds_list_head link; /* in runtime.threads, by ordinal */
+	struct sampler_thread sampler;
+};
+
+extern __thread struct trms_thread *thread_current
+	__attribute__((tls_model("initial-exec")));
+
+/* thread_self when the thread has no state yet. */
+struct trms_thread *thread_attach(void);
+
+/* In a child process after fork: keep only the calling thread, with an
+ * empty profile. */
+void thread_after_fork_child(void);
+
+/* The next thread number, in creation order. */
+uint32_t thread_reserve_ordinal(void);
+
+/* Give a thread made by the pthread_create hook its state, before it runs
+ * the program's code.  Failure leaves the thread unprofiled. */
+void thread_attach_created(const struct thread_origin *origin);
+
+/* The calling thread's state, created on first use; NULL if it cannot be
+ * created or the thread is past its exit. */
+static inline struct trms_thread *thread_self(void)
+{
+	struct trms_thread *t = thread_current;
+
+	return __builtin_expect(t != NULL, 1) ? t : thread_attach();
+}
+
+/* True once the calling thread has gone through its exit. */
+bool thread_is_gone(void);
+
+/* The calling thread enters a seccomp sandbox: the library ends its
+ * profiling as if it exited, and makes no system call in it again. */
+void thread_enter_sandbox(void);
+bool thread_is_sandboxed(void);
+
+/* No thread but the caller is alive (as far as the library knows). */
+bool thread_alone(void);
+
+/* Create the pthread key whose destructor ends a thread's profiling. */
+int thread_key_create(void);
+
+/* Give @t the calibrated floor and estimates. */
+void thread_cost_defaults(struct trms_thread *t);
+
+/* thread_record when an observer is set (tests, calibration). */
+void thread_record_observed(struct trms_thread *t, const struct frame *f,
+			    uint64_t cost);
+
+/* A new (trms, rms) could not be stored. */
+void thread_record_failed(void);
+
+/* If set, called with every activation the profile records (tests use it
+ * to check each activation; not exported). */
+extern void (*runtime_observer)(struct trms_thread *t,
+				const struct activation *a);
+
+/* The thread's cost clock: access events, or clock ticks with the
+ * library's own time taken out (see cost.h). */
+static inline uint64_t thread_cost_now(struct trms_thread *t)
+{
+	if (config.cost == COST_EVENTS)
+		return t->engine.events;
+	return clock_ticks() - t->cost.excluded;
+}
+
+/* Record the activation of the popped frame @f, of cost @cost, unless
+ * profiling was paused during it. */
+static inline void thread_record(struct trms_thread *t, const struct frame *f,
+				 uint64_t cost)
+{
+	if (__builtin_expect(runtime_observer != NULL, 0))
+		return thread_record_observed(t, f, cost);
+	if (!f->tag || f->tag != runtime_tag())
+		return;
+	if (__builtin_expect(profile_record(&t->profile, f->region,
+					    (uint64_t)f->trms,
+					    (uint64_t)f->rms, cost,
+					    (uint64_t)f->induced_thread,
+					    (uint64_t)f->induced_external) != 0,
+			     0))
+		thread_record_failed();
+}
+
+/* Around a call in which the calling thread may wait: it counts as
+ * blocked meanwhile (see blocking_hooks.c). */
+static inline struct sampler_thread *thread_block_begin(void)
+{
+	struct trms_thread *t = thread_current;
+
+	/* A busy thread is in the library (the sample handler's unwinder,
+	 * say): it is not the program waiting. */
+	if (!t || t->busy || !sampler_active())
+		return NULL;
+	sampler_blocked(&t->sampler, true);
+	return &t->sampler;
+}
+
+static inline void thread_block_end(struct sampler_thread *s)
+{
+	if (s)
+		sampler_blocked(s, false);
+}
+
+/* Clock time the thread has spent on slow paths so far: registering
+ * names, creating shadow memory, growing its stack or tuple table.  Such
+ * work is timed where it happens and excluded exactly. */
+static inline uint64_t thread_slow_ticks(const struct trms_thread *t)
+{
+	return t->lookup_slow_ticks + t->engine.slow_ticks +
+	       t->profile.slow_ticks;
+}
+
+/* Close all of the calling thread's open activations, recording them as
+ * ended now. */
+void thread_close_all(struct trms_thread *t);
+
+#endif
