@@ -79,7 +79,14 @@ static void start_once(void)
 	process_hooks_start();
 	signal_hooks_start();
 	atomic_store(&runtime_state, RUNTIME_ACTIVE);
-	sampler_start();
+	struct sampler_config sampling = {
+		.hz = config.sample_hz,
+		.wall = config.sample_wall,
+		.trap = config.sample_trap,
+		.toggle_signal = config.sample_toggle_signal,
+		.open_regions = thread_open_regions,
+	};
+	sampler_start(&sampling);
 	/* The thread that starts the library (normally the main thread) is
 	 * thread 0.  (Costs in nanoseconds are calibrated later, at the first
 	 * region: see api.c.) */

@@ -86,6 +86,15 @@ static void write_meta(struct profile_writer *w)
 	profile_writer_meta(w, "library", TRMS_VERSION_TEXT);
 }
 
+void profile_sampler_totals(struct sampler_totals *totals)
+{
+	struct trms_thread *t;
+
+	sampler_totals_begin(totals);
+	cds_list_for_each_entry(t, &runtime.threads, link)
+		sampler_totals_add(totals, &t->sampler);
+}
+
 void profile_log_sampling(void)
 {
 	struct sampler_totals s;
@@ -94,7 +103,7 @@ void profile_log_sampling(void)
 	if (log_verbosity < 1 || !sampler_active())
 		return;
 	pthread_mutex_lock(&runtime.lock);
-	sampler_totals(&s);
+	profile_sampler_totals(&s);
 	pthread_mutex_unlock(&runtime.lock);
 	for (int i = 0; i < SAMPLE_DROPS; i++)
 		dropped += s.dropped[i];
@@ -110,7 +119,7 @@ void profile_log_sampling(void)
 		 (unsigned long long)s.dropped[DROP_IN_LOADER],
 		 (unsigned long long)s.dropped[DROP_UNWIND],
 		 (unsigned long long)s.dropped[DROP_NO_MEMORY],
-		 (double)s.handler_ns / 1e6);
+		 (double)clock_ticks_to_ns(s.handler_ticks) / 1e6);
 }
 
 /* The library's own time in @t, metered: its calls' time taken out of

@@ -26,6 +26,11 @@ int profile_dump(struct profile_writer *w, enum write_reason reason);
  * through a hooked call (when in doubt, yes). */
 bool profile_recorded_anything(enum write_reason reason);
 
+/* The sampler's totals over every thread, live or ended (called with
+ * runtime.lock held). */
+struct sampler_totals;
+void profile_sampler_totals(struct sampler_totals *totals);
+
 /* What TRMS_VERBOSE=1 says of sampling at exit. */
 void profile_log_sampling(void);
 

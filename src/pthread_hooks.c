@@ -74,7 +74,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	record->arg = arg;
 	note_origin(creator, &record->origin);
 	record->origin.path_len = sampler_capture_context(
-		creator, record->origin.path, SAMPLER_CONTEXT_MAX - 1);
+		&creator->sampler, record->origin.path, SAMPLER_CONTEXT_MAX - 1);
 	record->origin.ordinal = thread_reserve_ordinal();
 	call_leave(creator);
 	rc = create(thread, attr, trms_thread_trampoline, record);

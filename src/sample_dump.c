@@ -154,7 +154,7 @@ static void write_totals(struct profile_writer *w, uint64_t samples)
 {
 	struct sampler_totals s;
 
-	sampler_totals(&s);
+	profile_sampler_totals(&s);
 	s.samples = samples;
 	profile_writer_meta(w, "sample_clock", s.clock);
 	profile_writer_meta(w, "sample_source", s.source);
@@ -170,7 +170,8 @@ static void write_totals(struct profile_writer *w, uint64_t samples)
 		profile_writer_meta_u64(w, key, s.dropped[i]);
 	}
 	profile_writer_meta_u64(w, "samples_unattached", s.unattached);
-	profile_writer_meta_u64(w, "sample_handler_ns", s.handler_ns);
+	profile_writer_meta_u64(w, "sample_handler_ns",
+				clock_ticks_to_ns(s.handler_ticks));
 	profile_writer_meta_u64(w, "sample_cpu_ns", s.cpu_ns);
 	/* The rate delivered: samples per second of what the sampling clock
 	 * counts, each thread's CPU time, or (wall) each thread's elapsed

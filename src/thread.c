@@ -87,11 +87,37 @@ static void thread_end(struct trms_thread *t,
 	self_gone = true;
 }
 
+static void stop_sampling(struct trms_thread *t)
+{
+	sampler_thread_stop(&t->sampler);
+}
+
+static void stop_sampling_for_sandbox(struct trms_thread *t)
+{
+	sampler_stop_self(&t->sampler);
+}
+
 /* pthread key destructor: the thread is exiting (return, pthread_exit or
  * cancellation). */
 static void thread_exit(void *arg)
 {
-	thread_end(arg, sampler_thread_stop);
+	thread_end(arg, stop_sampling);
+}
+
+unsigned thread_open_regions(void *owner, struct sampler_region *out,
+			     unsigned max)
+{
+	const struct trms_thread *t = owner;
+	size_t depth = __atomic_load_n(&t->engine.depth, __ATOMIC_RELAXED);
+	const struct frame *stack = t->engine.stack;
+	unsigned n = 0;
+
+	/* Frame 0 is the sentinel under the outermost activation. */
+	for (size_t i = 1; i <= depth && n < max; i++, n++) {
+		out[n].region = stack[i].region;
+		out[n].cfa = stack[i].cfa;
+	}
+	return n;
 }
 
 bool thread_is_sandboxed(void)
@@ -109,7 +135,7 @@ void thread_enter_sandbox(void)
 	/* Nothing of the library's may run in the thread from now on, not
 	 * even the key destructor at its exit. */
 	pthread_setspecific(runtime.thread_key, NULL);
-	thread_end(t, sampler_stop_self);
+	thread_end(t, stop_sampling_for_sandbox);
 }
 
 bool thread_alone(void)
@@ -166,9 +192,11 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 	/* Ready before it is published: the profile writer may read any
 	 * thread in the list. */
 	if (origin)
-		sampler_thread_start(t, true, origin->path, origin->path_len);
+		sampler_thread_start(&t->sampler, t, &t->busy, true,
+				     origin->path, origin->path_len);
 	else
-		sampler_thread_start(t, false, NULL, 0);
+		sampler_thread_start(&t->sampler, t, &t->busy, false, NULL,
+				     0);
 	pthread_mutex_lock(&runtime.lock);
 	t->ordinal = origin ? origin->ordinal : runtime.next_ordinal++;
 	cds_list_add_tail(&t->link, &runtime.threads);
@@ -193,7 +221,7 @@ void thread_after_fork_child(void)
 {
 	struct trms_thread *self = thread_current, *t, *next;
 
-	sampler_after_fork_child(self);
+	sampler_after_fork_child(self ? &self->sampler : NULL);
 	api_after_fork_child();
 	/* Only the thread that forked exists in the child: the others'
 	 * state goes, and the child's profile starts empty, with the forking

@@ -19,6 +19,7 @@
 #include "region.h"
 #include "runtime.h"
 #include "sampler.h"
+#include "signals.h"
 
 #define THREAD_NAME_MAX 63
 #define THREAD_CONTEXT_MAX 32
@@ -98,6 +99,11 @@ static inline struct trms_thread *thread_self(void)
 /* True once the calling thread has gone through its exit. */
 bool thread_is_gone(void);
 
+/* The regions open in the thread @owner (a struct trms_thread), for the
+ * sampler: async-signal-safe. */
+unsigned thread_open_regions(void *owner, struct sampler_region *out,
+			     unsigned max);
+
 /* The calling thread enters a seccomp sandbox: the library ends its
  * profiling as if it exited, and makes no system call in it again. */
 void thread_enter_sandbox(void);
@@ -157,9 +163,11 @@ static inline struct sampler_thread *thread_block_begin(void)
 {
 	struct trms_thread *t = thread_current;
 
-	/* A busy thread is in the library (the sample handler's unwinder,
-	 * say): it is not the program waiting. */
-	if (!t || t->busy || !sampler_active())
+	/* A busy thread is in the library (in a handler of the library's:
+	 * the sample handler's unwinder, say): it is not the program
+	 * waiting. */
+	if (!t || t->busy || !sampler_active() ||
+	    signals_in_library_handler())
 		return NULL;
 	sampler_blocked(&t->sampler, true);
 	return &t->sampler;

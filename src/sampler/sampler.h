@@ -2,21 +2,25 @@
  * sampler.h - sampling every thread's call stack (csprof; HPCToolkit's
  * work, idleness and overhead), into each thread's calling context tree.
  *
- * Each thread has its own timer: a perf_event task-clock counter that
- * signals every 1/TRMS_SAMPLE_HZ seconds of the thread's CPU time (the
- * rate asked for is the rate delivered), or, where the kernel refuses
- * perf events, a POSIX timer on the thread's CPU clock (which the kernel
- * rounds to its tick); with TRMS_SAMPLE_CLOCK=wall, a timer on the
- * monotonic clock, which also fires while the thread is blocked.  The
- * signal is a real-time signal the program does not use, so the program's
- * own SIGPROF and ITIMER_PROF keep working; if the program later installs
- * a handler for it, the library moves to another free one.
+ * Each thread has its own timer: a POSIX timer on the thread's CPU clock
+ * up to the kernel's tick rate (the tick times it at almost no cost), a
+ * perf_event task clock above, whose high-resolution timer keeps up with
+ * any rate (and raises SIGTRAP itself where it can: the cheapest
+ * delivery); with the wall clock, a timer on the monotonic clock, which
+ * also fires while the thread is blocked.  The signal is a real-time
+ * signal the program does not use (signals.h moves it if the program
+ * takes it), so the program's own SIGPROF and ITIMER_PROF keep working.
  *
  * The handler unwinds from the interrupted context (unwind.h: no system
  * call, no descriptor), using only preallocated or freshly mmap'ed memory,
- * and inserts the path into the thread's tree.  A sample is dropped (and counted) when the thread
- * was inside the library, or inside the loader (whose lock unwinding
- * takes), or when the stack cannot be unwound.
+ * and inserts the path into the thread's tree.  A sample is dropped (and
+ * counted) when the thread was inside the library, or inside the loader
+ * (whose lock unwinding takes), or when the stack cannot be unwound.
+ *
+ * The sampler is a leaf: it knows nothing of the rest of the library but
+ * what it is handed — for each thread a context and a flag that says the
+ * thread is running the library's own code, and one callback for the
+ * regions a thread has open.
  */
 #ifndef TRMS_SAMPLER_H
 #define TRMS_SAMPLER_H
@@ -39,16 +43,17 @@ enum sample_drop {
 
 #define SAMPLER_CONTEXT_MAX 128
 
-/* A thread's sampling state, in its struct trms_thread. */
+/* A thread's sampling state, kept by the caller (one per thread). */
 struct sampler_thread {
 	pid_t tid;
+	void *owner;       /* the caller's context, for open_regions */
+	const bool *busy;  /* set while the thread runs the library's code */
 	struct unwind_stack stack; /* where the thread's stack lies */
 	int perf_fd; /* -1: none */
 	uint64_t perf_id; /* the event's id, to know it is still ours */
 	bool has_timer;
 	timer_t timer;
 	bool blocked; /* inside a wrapped blocking call (atomic stores) */
-	bool in_handler; /* taking a sample, every signal blocked */
 	bool signalled;  /* the sampling signal reached the thread (atomic) */
 	uint64_t samples; /* periods sampled, overrun included */
 	uint64_t overrun; /* periods counted in the sample that followed */
@@ -62,31 +67,53 @@ struct sampler_thread {
 	struct cct_step context[SAMPLER_CONTEXT_MAX];
 };
 
-struct trms_thread;
+/* A region open in a thread, and the stack pointer of the frame that
+ * opened it (its place in the thread's call path). */
+struct sampler_region {
+	uint32_t region;
+	uintptr_t cfa;
+};
 
-/* Set up at library start (reads config.sample_*); arms the calling
- * thread. */
-void sampler_start(void);
+struct sampler_config {
+	unsigned hz;        /* 0: no sampling */
+	bool wall;          /* per second of elapsed time, not of CPU */
+	bool trap;          /* above the tick rate, samples on SIGTRAP */
+	int toggle_signal;  /* turns sampling off and on; 0: none */
+	/* The regions open in the thread whose owner is @owner, outermost
+	 * first, at most @max.  Called from the sample handler, in that
+	 * thread (or in the thread itself for sampler_capture_context):
+	 * async-signal-safe. */
+	unsigned (*open_regions)(void *owner, struct sampler_region *out,
+				 unsigned max);
+};
 
-/* Give a new thread its tree and arm its timer; called by the thread
- * itself, after its state is attached.  @created: by the pthread_create
- * hook, and starting now.  @context: its creation context (NULL: none
- * known). */
-void sampler_thread_start(struct trms_thread *t, bool created,
+/* Set up (modules, unwinder, signal, timers' kind); arms no thread. */
+void sampler_start(const struct sampler_config *config);
+
+/* Sampling was asked for and set up. */
+bool sampler_active(void);
+
+/* Give the calling thread its tree and arm its timer.  @owner: its
+ * context for open_regions; @busy: its "in the library" flag; @created:
+ * by the pthread_create hook, and starting now (its stack is then
+ * known); @context: its creation context (NULL: none known). */
+void sampler_thread_start(struct sampler_thread *s, void *owner,
+			  const bool *busy, bool created,
 			  const struct cct_step *context, unsigned context_len);
 
 /* Disarm a thread's timer (at its exit, before its state is released). */
-void sampler_thread_stop(struct trms_thread *t);
+void sampler_thread_stop(struct sampler_thread *s);
 
-/* The call path of the calling thread at this point (its own creation
+/* The call path of the calling thread @s at this point (its creation
  * context, then its frames with its open regions among them), for the
- * creation context of a thread it creates.  @return the number of steps. */
-unsigned sampler_capture_context(struct trms_thread *t, struct cct_step *steps,
-				 unsigned max);
+ * creation context of a thread it creates.  @return the number of
+ * steps. */
+unsigned sampler_capture_context(struct sampler_thread *s,
+				 struct cct_step *steps, unsigned max);
 
 /* In a child after fork: the timers copied from the parent measure the
- * parent's threads; rearm the child's own. */
-void sampler_after_fork_child(struct trms_thread *self);
+ * parent's threads; keep only @self (NULL: none) and rearm it. */
+void sampler_after_fork_child(struct sampler_thread *self);
 
 /* Around exec: stop sampling the calling thread and take any sample
  * signal still pending (the new image would die of it); and start again
@@ -96,71 +123,25 @@ void sampler_after_failed_exec(void);
 
 /* The calling thread enters a seccomp sandbox: disarm its timer and take
  * its pending samples, so that no sample reaches it any more. */
-void sampler_stop_self(struct trms_thread *t);
+void sampler_stop_self(struct sampler_thread *s);
 
-/* Every thread enters one: stop every timer and discard every pending
- * sample; sampling is over for the process.  SIGTRAP, if samples came on
- * it, goes back to the program's disposition. */
+/* Every thread enters one: stop every timer, let every other thread take
+ * what was on its way, and discard what is still pending; sampling is
+ * over for the process. */
 void sampler_shut_down(void);
 
 /* Turn sampling on or off for every thread.  Async-signal-safe. */
 void sampler_set_enabled(bool on);
 
-/* The sampling signal (0 if sampling is off); the sigaction hook asks. */
+/* The real-time signal samples come on (0 if none); SIGTRAP may carry
+ * them too. */
 int sampler_signal(void);
-
-/* Samples come as SIGTRAP, raised by the perf_event timers themselves
- * (see sampler_start): the library's handler stays SIGTRAP's, and hands
- * every SIGTRAP that is not a sample to the program (signal_forward). */
-bool sampler_traps(void);
-
-/* Deliver @sig, which the library's handler caught but the program is
- * owed, as the disposition the program set would have: its handler, or
- * nothing (ignored), or the default action.  Async-signal-safe. */
-void signal_forward(int sig, siginfo_t *info, void *uctx);
-
-/* Put back the disposition the program set for @sig (or the default)
- * where the library's handler stood; sampling, or the profile on SIGTERM
- * and SIGINT, no longer needs it.  Not async-signal-safe. */
-void signal_give_back(int sig);
 
 /* While set on the calling thread, a sample is charged to the program's
  * frame that called into the library: the library's frames, and what
  * they called, are cut off (for samples that were due before, while the
  * library kept signals blocked around a call of the program's). */
 void sampler_charge_caller(bool on);
-
-/* Sampling was asked for (TRMS_SAMPLE_HZ > 0) and set up. */
-bool sampler_active(void);
-
-/* How many times the sampling signal, and a handler of the program's,
- * have run on the calling thread: a blocking call that failed with EINTR
- * while only the first moved was interrupted by the library alone. */
-unsigned sampler_deliveries(void);
-unsigned signal_program_deliveries(void);
-
-/* Signal counts before a call, to tell afterwards who interrupted it. */
-struct interruptions {
-	unsigned ours, program;
-};
-
-static inline void interruptions_note(struct interruptions *n)
-{
-	n->ours = sampler_deliveries();
-	n->program = signal_program_deliveries();
-}
-
-/* Since @n was noted, the sampling signal came, and no signal the program
- * handles. */
-static inline bool interrupted_by_us_only(const struct interruptions *n)
-{
-	return sampler_deliveries() != n->ours &&
-	       signal_program_deliveries() == n->program;
-}
-
-/* The program wants @sig for itself: if the library samples with it, move
- * to another free signal first.  @return true if it moved. */
-bool sampler_yield_signal(int sig);
 
 /* Marking the calling thread blocked around a blocking call, for the
  * idleness of the threads that work meanwhile. */
@@ -169,7 +150,8 @@ static inline void sampler_blocked(struct sampler_thread *s, bool blocked)
 	__atomic_store_n(&s->blocked, blocked, __ATOMIC_RELAXED);
 }
 
-/* Totals for the profile and the exit message. */
+/* Totals for the profile and the exit message: sampler_totals_begin,
+ * then sampler_totals_add for every thread, live or ended. */
 struct sampler_totals {
 	bool enabled;
 	const char *clock;  /* "cpu" or "wall" */
@@ -181,11 +163,13 @@ struct sampler_totals {
 	uint64_t overrun;
 	uint64_t dropped[SAMPLE_DROPS];
 	uint64_t unattached; /* signals to threads with no state */
-	uint64_t handler_ns;
+	uint64_t handler_ticks;
 	uint64_t cpu_ns; /* CPU time of the sampled threads */
 };
 
-void sampler_totals(struct sampler_totals *totals);
+void sampler_totals_begin(struct sampler_totals *totals);
+void sampler_totals_add(struct sampler_totals *totals,
+			const struct sampler_thread *s);
 
 const char *sampler_drop_name(enum sample_drop drop);
 
