@@ -4,16 +4,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
-#include <signal.h>
 #include <string.h>
 
 #include "trms.h"
 
+#include "calibrate.h"
 #include "call.h"
 #include "log.h"
 #include "profile_write.h"
-#include "calibrate.h"
 
 /* Where an API call goes when the thread's state is not simply there:
  * the library is not started or inert, the thread is new or past its
@@ -125,7 +123,17 @@ begin(struct trms_thread *t, const char *name, uintptr_t cfa,
 	return rc;
 }
 
-static void calibrate_thread(struct trms_thread *t);
+/* The calls the calibration times (calibrate.h): the API's own paths,
+ * without the exported symbols. */
+static int calibration_begin(const char *name);
+static int calibration_end(const char *name);
+static int calibration_read(const void *addr, size_t size);
+
+static const struct calibration_calls calibration_calls = {
+	calibration_begin,
+	calibration_end,
+	calibration_read,
+};
 
 /* trms_region_begin when the fast path does not apply: always a thread's
  * first begin (its first call of a kind is measured, see cost.h). */
@@ -141,7 +149,7 @@ static __attribute__((noinline)) int begin_general(const char *name,
 		/* Before the thread's first activation: no cost spans this
 		 * time.  The calibration makes API calls of its own. */
 		call_leave(t);
-		calibrate_thread(t);
+		calibrate_thread(t, &calibration_calls);
 		t->busy = true;
 	}
 	if (__builtin_expect(!name || !*name, 0)) {
@@ -194,12 +202,21 @@ begin_fast(const char *name, uintptr_t cfa, const bool is_timed)
 	return begin_general(name, cfa);
 }
 
-int trms_region_begin(const char *name)
+static inline __attribute__((always_inline)) int region_begin(const char *name,
+							      uintptr_t cfa)
 {
-	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
-
 	return call_timed() ? begin_fast(name, cfa, true)
 			    : begin_fast(name, cfa, false);
+}
+
+int trms_region_begin(const char *name)
+{
+	return region_begin(name, (uintptr_t)__builtin_dwarf_cfa());
+}
+
+static __attribute__((noinline)) int calibration_begin(const char *name)
+{
+	return region_begin(name, (uintptr_t)__builtin_dwarf_cfa());
 }
 
 /* @name is not the pointer the innermost region began with: check it by
@@ -327,6 +344,11 @@ int trms_region_end(const char *name)
 	return call_timed() ? end_fast(name, true) : end_fast(name, false);
 }
 
+static __attribute__((noinline)) int calibration_end(const char *name)
+{
+	return call_timed() ? end_fast(name, true) : end_fast(name, false);
+}
+
 /* A read, its common case inline. */
 static inline __attribute__((always_inline)) int
 read_op(struct engine_thread *t, uintptr_t addr, size_t size)
@@ -379,6 +401,12 @@ access_range(const char *what, const void *addr, size_t size,
 }
 
 int trms_read(const void *addr, size_t size)
+{
+	return access_range("trms_read", addr, size, read_op);
+}
+
+static __attribute__((noinline)) int calibration_read(const void *addr,
+						      size_t size)
 {
 	return access_range("trms_read", addr, size, read_op);
 }
@@ -459,203 +487,6 @@ int trms_enable(void)
 int trms_disable(void)
 {
 	return set_enabled(false);
-}
-
-/*
- * Calibration, once per process, on the first thread that begins a region
- * with costs in nanoseconds (before that, no cost needs the estimates and
- * floors: see calibrate_thread), through the real entry points, on a
- * region that is never recorded (its name is planted in the name cache
- * with the id REGION_CALIBRATION):
- *  1. 101 empty begin/end pairs and 101 small reads with every call
- *     measured seed every thread's estimates for the three kinds of call;
- *  2. blocks of 1000 empty pairs and of 1000 small reads as the program
- *     would make them (one in COST_SAMPLE_EVERY measured), each timed as
- *     a whole, the quickest of 5 kept: what a pair takes beyond the begin
- *     and end estimates is the floor, what a read takes beyond its
- *     estimate the access floor.  Timing a block averages out the clock's
- *     steps, which single measurements cannot (see typical()).
- */
-static struct cost_calibration calibration;
-
-/* 0: this process has not calibrated; 1: a thread is calibrating; 2: the
- * estimates and floors in runtime are set. */
-static atomic_int calibration_state;
-
-/* The observer the calibration replaced (a test's), put back after it. */
-static void (*observer_before)(struct trms_thread *,
-			       const struct activation *);
-
-/* Setting an observer is what keeps the calibration's activations out of
- * the profile (thread_record_observed); they need no looking at. */
-static void calibration_observer(struct trms_thread *t,
-				 const struct activation *a)
-{
-	(void)t;
-	(void)a;
-}
-
-/*
- * The typical value of @n measured durations: their mean, each counting
- * for at most four times the median (a preempted call must not inflate
- * it).  Not the median itself: where the time-stamp counter advances in
- * coarse steps (26 ticks on some virtual machines) every sample is a
- * multiple of the step and the median is off by up to a step.
- */
-static uint64_t typical(uint64_t *v, unsigned n)
-{
-	if (!n)
-		return 0;
-	/* Insertion sort: a hundred values, once. */
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t tmp = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = tmp;
-		}
-	uint64_t cap = 4 * v[n / 2], sum = 0;
-	for (unsigned i = 0; i < n; i++)
-		sum += v[i] < cap ? v[i] : cap;
-	return (sum + n / 2) / n;
-}
-
-static const char calibration_name[] = "trms: calibration";
-
-/* @n empty begin/end pairs of the calibration region. */
-static void empty_pairs(unsigned n)
-{
-	while (n--) {
-		trms_region_begin(calibration_name);
-		trms_region_end(calibration_name);
-	}
-}
-
-/* @n small reads (inside the calibration region). */
-static void small_reads(unsigned n)
-{
-	static char data[8];
-
-	while (n--)
-		trms_read(data, sizeof(data));
-}
-
-/* Blocks of calls timed, and calls per block: the quickest block is the
- * one no sample, page fault or preemption fell into. */
-enum { CALIBRATION_BLOCKS = 5, CALIBRATION_BLOCK = 1000 };
-
-/* @n reads of the clock as a measured call makes them. */
-static void clock_reads(unsigned n)
-{
-	while (n--)
-		(void)clock_ticks_after();
-}
-
-/* Ticks per call of @calls, on average over the quickest block. */
-static uint64_t quickest_block(void (*calls)(unsigned))
-{
-	uint64_t best = UINT64_MAX;
-
-	for (unsigned b = 0; b < CALIBRATION_BLOCKS; b++) {
-		uint64_t start = clock_ticks();
-		calls(CALIBRATION_BLOCK);
-		uint64_t ticks = clock_ticks() - start;
-		if (ticks < best)
-			best = ticks;
-	}
-	return best / CALIBRATION_BLOCK;
-}
-
-void api_calibrate(struct trms_thread *t)
-{
-	unsigned i = name_cache_slot(calibration_name);
-	__typeof__(t->names.slot[0]) saved = t->names.slot[i];
-
-	if (!call_timed())
-		return;
-	memset(&calibration, 0, sizeof(calibration));
-	t->names.slot[i].ptr = calibration_name;
-	t->names.slot[i].id = REGION_CALIBRATION;
-	t->names.slot[i].immutable = true;
-	t->names.slot[i].generation =
-		__atomic_load_n(&region_cache_generation, __ATOMIC_RELAXED);
-	/* What one of a measured call's clock reads takes (a block that a
-	 * preemption fell into would make every estimate learn too little,
-	 * see cost_learnable). */
-	runtime.cost_clock_read = t->cost.clock_read =
-		quickest_block(clock_reads);
-
-	observer_before = runtime_observer;
-	runtime_observer = calibration_observer;
-	t->cost.calibrating = &calibration;
-	empty_pairs(COST_CALIBRATION_CALLS);
-	trms_region_begin(calibration_name);
-	small_reads(COST_CALIBRATION_CALLS);
-	trms_region_end(calibration_name);
-	t->cost.calibrating = NULL;
-	for (unsigned op = 0; op < COST_OPS; op++)
-		runtime.cost_estimate[op] =
-			typical(calibration.samples[op], calibration.n[op]);
-	thread_cost_defaults(t);
-
-	uint64_t pair = quickest_block(empty_pairs);
-	uint64_t calls = runtime.cost_estimate[COST_OP_BEGIN] +
-			 runtime.cost_estimate[COST_OP_END];
-	runtime.cost_floor = pair > calls ? pair - calls : 0;
-	trms_region_begin(calibration_name);
-	uint64_t read = quickest_block(small_reads);
-	trms_region_end(calibration_name);
-	uint64_t access = runtime.cost_estimate[COST_OP_ACCESS];
-	runtime.cost_access_floor = read > access ? read - access : 0;
-	runtime_observer = observer_before;
-	t->names.slot[i] = saved;
-	thread_cost_defaults(t);
-	log_debug("cost calibration (ticks): clock read %llu, floor %llu, "
-		  "access floor %llu, begin %llu, end %llu, small access %llu",
-		  (unsigned long long)runtime.cost_clock_read,
-		  (unsigned long long)runtime.cost_floor,
-		  (unsigned long long)runtime.cost_access_floor,
-		  (unsigned long long)runtime.cost_estimate[COST_OP_BEGIN],
-		  (unsigned long long)runtime.cost_estimate[COST_OP_END],
-		  (unsigned long long)runtime.cost_estimate[COST_OP_ACCESS]);
-}
-
-/*
- * Give @t the process's estimates and floors before its first activation,
- * calibrating them first if no thread has.  A thread that finds another
- * calibrating waits for it (about a millisecond).  The calibrating thread
- * blocks signals meanwhile: a handler that jumped out of the calibration
- * would leave the others waiting for ever.
- */
-static void calibrate_thread(struct trms_thread *t)
-{
-	int state = 0;
-
-	/* The calibration's own calls (and a signal handler's, before the
-	 * signals are blocked) must not come back here. */
-	t->cost.calibrated = true;
-	if (atomic_compare_exchange_strong(&calibration_state, &state, 1)) {
-		sigset_t all, saved;
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &saved);
-		api_calibrate(t);
-		pthread_sigmask(SIG_SETMASK, &saved, NULL);
-		atomic_store(&calibration_state, 2);
-		return;
-	}
-	while (state != 2) {
-		sched_yield();
-		state = atomic_load(&calibration_state);
-	}
-	thread_cost_defaults(t);
-}
-
-void api_after_fork_child(void)
-{
-	/* Another thread was calibrating: it does not exist here. */
-	if (atomic_load(&calibration_state) == 1) {
-		runtime_observer = observer_before;
-		atomic_store(&calibration_state, 0);
-	}
 }
 
 const char *trms_version(void)

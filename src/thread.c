@@ -222,7 +222,7 @@ void thread_after_fork_child(void)
 	struct trms_thread *self = thread_current, *t, *next;
 
 	sampler_after_fork_child(self ? &self->sampler : NULL);
-	api_after_fork_child();
+	calibrate_after_fork_child();
 	/* Only the thread that forked exists in the child: the others'
 	 * state goes, and the child's profile starts empty, with the forking
 	 * thread as its thread 0.  Its open regions stay open: it goes on
