@@ -376,20 +376,11 @@ access_range(const char *what, const void *addr, size_t size,
 		call_leave(t);
 		return -EINVAL;
 	}
-	engine_count_event(&t->engine);
-	if (!call_timed()) {
-		rc = op(&t->engine, (uintptr_t)addr, size);
-	} else {
-		/* Large accesses are timed exactly; small ones at a sampled
-		 * estimate, because two clock reads would cost more than the
-		 * access itself. */
-		struct meter m;
-		meter_start(t, &m, COST_OP_ACCESS,
-			    (size >> runtime.engine.cell_shift) >=
-				    COST_MEASURE_CELLS);
-		rc = op(&t->engine, (uintptr_t)addr, size);
-		meter_stop(t, &m, COST_OP_ACCESS);
-	}
+	struct meter m;
+	bool timed = call_timed();
+	call_access_start(t, &m, size, timed);
+	rc = op(&t->engine, (uintptr_t)addr, size);
+	call_access_stop(t, &m, timed);
 	if (rc == -EINVAL)
 		log_client("%s(%p, %zu): the range is not inside the user "
 			   "address space",

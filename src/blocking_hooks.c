@@ -34,24 +34,17 @@ static inline bool ours_only(const struct interruptions *n, int failed)
 	return failed && errno == EINTR && interrupted_by_us_only(n);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* When a timeout of @ms milliseconds ends (ns), if it is positive. */
 static uint64_t deadline_after(int ms)
 {
-	return ms > 0 ? now_ns() + (uint64_t)ms * 1000000u : 0;
+	return ms > 0 ? clock_monotonic_ns() + (uint64_t)ms * 1000000u : 0;
 }
 
 /* Milliseconds left of a timeout that ends at @deadline (ns). */
 static int ms_left(uint64_t deadline)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock_monotonic_ns();
 
 	return now >= deadline ? 0
 			       : (int)((deadline - now + 999999) / 1000000);

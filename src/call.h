@@ -104,4 +104,30 @@ static inline void meter_stop(struct trms_thread *t, struct meter *m,
 	meter_stop_at(t, m, op, m->measure ? clock_ticks_after() : 0);
 }
 
+/*
+ * Around an access of @size bytes (an annotated read or write, or the
+ * bytes a hooked call moved): one event for costs in events; with costs
+ * in nanoseconds its time kept out of the costs, measured exactly when
+ * large, else charged at the running estimate (two clock reads would
+ * cost more than a small access itself).  @timed: call_timed(), read
+ * once for both.
+ */
+static inline __attribute__((always_inline)) void
+call_access_start(struct trms_thread *t, struct meter *m, size_t size,
+		  bool timed)
+{
+	engine_count_event(&t->engine);
+	if (timed)
+		meter_start(t, m, COST_OP_ACCESS,
+			    (size >> runtime.engine.cell_shift) >=
+				    COST_MEASURE_CELLS);
+}
+
+static inline __attribute__((always_inline)) void
+call_access_stop(struct trms_thread *t, struct meter *m, bool timed)
+{
+	if (timed)
+		meter_stop(t, m, COST_OP_ACCESS);
+}
+
 #endif

@@ -125,17 +125,12 @@ static __attribute__((noinline)) void record(enum direction d,
 		goto out;
 	if (!record_io()) {
 		rc = 0;
-	} else if (call_timed()) {
-		struct meter m;
-		engine_count_event(&t->engine);
-		meter_start(t, &m, COST_OP_ACCESS,
-			    (x->bytes >> runtime.engine.cell_shift) >=
-				    COST_MEASURE_CELLS);
-		rc = record_transfer(t, d, x);
-		meter_stop(t, &m, COST_OP_ACCESS);
 	} else {
-		engine_count_event(&t->engine);
+		struct meter m = { 0 };
+		bool timed = call_timed();
+		call_access_start(t, &m, x->bytes, timed);
 		rc = record_transfer(t, d, x);
+		call_access_stop(t, &m, timed);
 	}
 	if (d == ARRIVED) {
 		__atomic_store_n(&t->in_bytes, t->in_bytes + x->bytes,

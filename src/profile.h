@@ -91,8 +91,10 @@ struct profile_table {
 void profile_table_init(struct profile_table *t);
 void profile_table_fini(struct profile_table *t);
 
-/* tuple_slot_add for an activation that is not simply counted. */
-static inline void tuple_slot_add_locked(struct tuple_slot *s, uint64_t cost,
+/* tuple_slot_add for an activation that is not simply counted: the
+ * writer's side of the slot's sequence count (readers retry while it is
+ * odd), which only the owner thread ever writes. */
+static inline void tuple_slot_add_sequenced(struct tuple_slot *s, uint64_t cost,
 					 uint64_t induced_thread,
 					 uint64_t induced_external)
 {
@@ -136,7 +138,7 @@ static inline void tuple_slot_add(struct tuple_slot *s, uint64_t cost,
 		__atomic_store_n(&s->first_count, s->first_count + 1,
 				 __ATOMIC_RELEASE);
 	else
-		tuple_slot_add_locked(s, cost, induced_thread,
+		tuple_slot_add_sequenced(s, cost, induced_thread,
 				      induced_external);
 }
 

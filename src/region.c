@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "hash.h"
 #include "vm.h"
 
 /* Names by id: a table of blocks, so that readers never see a block move. */
@@ -49,14 +50,6 @@ uint32_t region_count(void)
 	return atomic_load_explicit(&count, memory_order_acquire);
 }
 
-static uint64_t hash_name(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
 
 static char *copy_name(const char *name, size_t len)
 {
@@ -82,7 +75,7 @@ static int index_grow(void)
 	if (!slots)
 		return -ENOMEM;
 	for (uint32_t id = 0; id < n; id++) {
-		size_t j = hash_name(region_name(id)) & (capacity - 1);
+		size_t j = fnv1a_string(region_name(id)) & (capacity - 1);
 		while (slots[j])
 			j = (j + 1) & (capacity - 1);
 		slots[j] = id + 1;
@@ -101,7 +94,7 @@ static int intern_locked(const char *name, size_t len, uint32_t *id)
 
 	if (2 * ((size_t)n + 1) > index_capacity && index_grow())
 		return -ENOMEM;
-	for (j = hash_name(name) & (index_capacity - 1); index_slots[j];
+	for (j = fnv1a_string(name) & (index_capacity - 1); index_slots[j];
 	     j = (j + 1) & (index_capacity - 1)) {
 		if (!strcmp(region_name(index_slots[j] - 1), name)) {
 			*id = index_slots[j] - 1;

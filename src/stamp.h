@@ -61,11 +61,6 @@ static inline void stamp_layout_init(struct stamp_layout *l, unsigned bits)
 			     : ((uint64_t)1 << (bits - l->local_bits)) - 1;
 }
 
-static inline uint64_t stamp_g(const struct stamp_layout *l, stamp_t s)
-{
-	return (uint64_t)(s >> l->local_bits);
-}
-
 static inline stamp_t stamp_from_g(const struct stamp_layout *l, uint64_t g)
 {
 	return (stamp_t)g << l->local_bits;
