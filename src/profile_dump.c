@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lock.h"
 #include "log.h"
 #include "output.h"
 #include "profile_writer.h"
 #include "sys.h"
-#include "profile_write.h"
 
 struct dump_thread {
 	struct profile_writer *w;
@@ -171,12 +171,25 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 	}
 }
 
-bool profile_recorded_anything(enum write_reason reason)
+/* How long an abrupt write waits for the runtime lock (held only
+ * briefly: a thread starting or ending, or its owner was interrupted). */
+#define ABRUPT_LOCK_WAIT_NS 20000000ull
+
+static bool take_runtime_lock(bool abrupt)
+{
+	if (!abrupt) {
+		pthread_mutex_lock(&runtime.lock);
+		return true;
+	}
+	return mutex_lock_within(&runtime.lock, ABRUPT_LOCK_WAIT_NS, NULL);
+}
+
+bool profile_recorded_anything(bool abrupt)
 {
 	struct trms_thread *t;
 	bool any = false;
 
-	if (!runtime_take_lock(&runtime.lock, reason))
+	if (!take_runtime_lock(abrupt))
 		return true;
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		if (__atomic_load_n(&t->profile.used, __ATOMIC_RELAXED) ||
@@ -191,7 +204,7 @@ bool profile_recorded_anything(enum write_reason reason)
 	return any;
 }
 
-int profile_dump(struct profile_writer *w, enum write_reason reason)
+int profile_dump(struct profile_writer *w, bool abrupt)
 {
 	size_t skipped = 0;
 	uint64_t dropped = 0;
@@ -199,12 +212,12 @@ int profile_dump(struct profile_writer *w, enum write_reason reason)
 	write_meta(w);
 	for (uint32_t id = 0; id < region_count(); id++)
 		profile_writer_region(w, id, region_name(id));
-	if (!runtime_take_lock(&runtime.lock, reason))
+	if (!take_runtime_lock(abrupt))
 		return -EBUSY;
 	write_threads(w, &skipped, &dropped);
 	/* Names are looked up in the objects' files: not from a signal
 	 * handler or _exit, where trms report does it instead. */
-	sample_dump(w, reason != WRITE_ABRUPT);
+	sample_dump(w, !abrupt);
 	pthread_mutex_unlock(&runtime.lock);
 	profile_writer_meta_u64(w, "tuples_skipped", skipped);
 	profile_writer_meta_u64(w, "tuples_dropped", dropped);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lock.h"
 #include "log.h"
 #include "output.h"
 #include "profile_writer.h"
@@ -34,41 +35,31 @@ static const char busy[] = "the library's state was in use by an "
  * thread interrupted it, and waiting would be for ever. */
 static atomic_int flush_owner;
 
-/* How long an abrupt write waits for another thread's write to end, and
- * for the runtime lock (held only briefly: a thread starting or ending,
- * or the owner was interrupted). */
+/* How long an abrupt write waits for another thread's write to end. */
 #define ABRUPT_FLUSH_WAIT_NS 2000000000ull
-#define ABRUPT_LOCK_WAIT_NS 20000000ull
 
-bool runtime_take_lock(pthread_mutex_t *m, enum write_reason reason)
+/* An abrupt write on the thread that holds flush_lock interrupted that
+ * very write: waiting would be for ever. */
+static bool flush_held_here(void)
 {
-	bool flush = m == &runtime.flush_lock;
+	return atomic_load(&flush_owner) == gettid();
+}
 
+/* Take flush_lock for a write for @reason: an abrupt one (a signal handler
+ * may have interrupted the lock's owner) only tries for a while. */
+static bool take_flush_lock_for(enum write_reason reason)
+{
 	if (reason != WRITE_ABRUPT) {
-		pthread_mutex_lock(m);
+		pthread_mutex_lock(&runtime.flush_lock);
 		return true;
 	}
-	uint64_t give_up = clock_monotonic_ns() +
-			   (flush ? ABRUPT_FLUSH_WAIT_NS : ABRUPT_LOCK_WAIT_NS);
-	for (int i = 0;; i++) {
-		if (pthread_mutex_trylock(m) == 0)
-			return true;
-		if (flush && atomic_load(&flush_owner) == gettid())
-			return false;
-		if (clock_monotonic_ns() > give_up)
-			return false;
-		if (i < 100) {
-			sched_yield();
-		} else {
-			struct timespec ms = { 0, 1000000 };
-			syscall(SYS_nanosleep, &ms, NULL);
-		}
-	}
+	return mutex_lock_within(&runtime.flush_lock, ABRUPT_FLUSH_WAIT_NS,
+				 flush_held_here);
 }
 
 static bool take_flush_lock(enum write_reason reason)
 {
-	if (!runtime_take_lock(&runtime.flush_lock, reason))
+	if (!take_flush_lock_for(reason))
 		return false;
 	atomic_store(&flush_owner, gettid());
 	return true;
@@ -113,7 +104,7 @@ static int write_file(const char *path, enum write_reason reason,
 	int rc = profile_writer_open(w, path);
 
 	if (!rc) {
-		rc = profile_dump(w, reason);
+		rc = profile_dump(w, reason == WRITE_ABRUPT);
 		if (rc) {
 			profile_writer_abort(w);
 			*why = busy;
@@ -137,7 +128,7 @@ static int deliver(bool last, enum write_reason reason, const char **why)
 	if (run_link_open(&d, &m))
 		return 1;
 	profile_writer_start(w, run_link_send, &d);
-	int rc = profile_dump(w, reason);
+	int rc = profile_dump(w, reason == WRITE_ABRUPT);
 	if (rc) {
 		/* Cut short: trms run keeps nothing of it. */
 		run_link_close(&d);
@@ -197,7 +188,7 @@ bool runtime_exiting(void)
 static bool skip_empty(bool last, enum write_reason reason)
 {
 	if (!run_link_active() || run_link_keeps_empty() ||
-	    profile_recorded_anything(reason))
+	    profile_recorded_anything(reason == WRITE_ABRUPT))
 		return false;
 	struct run_message m = { .kind = RUN_EMPTY, .last = last };
 	run_link_note(&m);

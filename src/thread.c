@@ -9,7 +9,6 @@
 
 #include "log.h"
 #include "vm.h"
-#include "calibrate.h"
 
 __thread struct trms_thread *thread_current
 	__attribute__((tls_model("initial-exec")));
@@ -222,7 +221,6 @@ void thread_after_fork_child(void)
 	struct trms_thread *self = thread_current, *t, *next;
 
 	sampler_after_fork_child(self ? &self->sampler : NULL);
-	calibrate_after_fork_child();
 	/* Only the thread that forked exists in the child: the others'
 	 * state goes, and the child's profile starts empty, with the forking
 	 * thread as its thread 0.  Its open regions stay open: it goes on
