@@ -12,6 +12,7 @@
 #include "call.h"
 #include "log.h"
 #include "profile_write.h"
+#include "text.h"
 
 /* Where an API call goes when the thread's state is not simply there:
  * the library is not started or inert, the thread is new or past its
@@ -65,7 +66,7 @@ static int lookup_slow(struct trms_thread *t, const char *name, uint32_t *id,
 			   REGION_NAME_MAX, name);
 	else if (rc)
 		log_internal("cannot register region \"%s\": %s", name,
-			     strerror(-rc));
+			     text_errno(-rc));
 	return rc;
 }
 

@@ -33,6 +33,7 @@
 #include "log.h"
 #include "real.h"
 #include "hooks.h"
+#include "text.h"
 
 /* With optimisation, <stdio.h> defines these as macros. */
 #undef fread_unlocked
@@ -144,7 +145,7 @@ static __attribute__((noinline)) void record(enum direction d,
 				 __ATOMIC_RELAXED);
 	}
 	if (rc == -ENOMEM || rc == -EOVERFLOW)
-		log_internal("cannot record I/O: %s", strerror(-rc));
+		log_internal("cannot record I/O: %s", text_errno(-rc));
 	call_leave(t);
 out:
 	errno = saved_errno;

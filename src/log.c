@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sys.h"
+#include "text.h"
 
 int log_verbosity;
 
@@ -33,7 +34,7 @@ static void log_write(enum log_kind kind, const char *suffix, const char *fmt,
 		return;
 	len = strlen(kind_prefix[kind]);
 	memcpy(line, kind_prefix[kind], len);
-	int n = vsnprintf(line + len, sizeof(line) - len - 1, fmt, ap);
+	int n = text_vformat(line + len, sizeof(line) - len - 1, fmt, ap);
 	if (n > 0)
 		len += (size_t)n < sizeof(line) - len - 1 ? (size_t)n
 							  : sizeof(line) - len - 2;

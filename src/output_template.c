@@ -3,6 +3,7 @@
  * output_template.h).
  */
 #include "output_template.h"
+#include "text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@ int template_expand(const char *template, long pid, const char *program,
 	out[used] = '\0';
 	for (const char *p = template; *p && !rc; p++) {
 		if (*p == '%' && p[1] == 'p') {
-			int n = snprintf(number, sizeof(number), "%ld", pid);
+			int n = text_format(number, sizeof(number), "%ld", pid);
 			rc = append(out, len, &used, number, (size_t)n);
 			p++;
 		} else if (*p == '%' && p[1] == 'e') {
@@ -53,7 +54,7 @@ int template_suffixed(const char *path, unsigned n, char *out, size_t len)
 				  ? ".trms"
 				  : "";
 	size_t stem = path_len - strlen(ext);
-	int w = snprintf(out, len, "%.*s.%u%s", (int)stem, path, n, ext);
+	int w = text_format(out, len, "%.*s.%u%s", (int)stem, path, n, ext);
 
 	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sys.h"
+#include "text.h"
 
 /* The directory part of @path ("." if none) into @dir. */
 static int directory_of(const char *path, char *dir, size_t len)
@@ -84,7 +85,7 @@ static uint64_t file_size_limit(void)
 static int make_tmp_name(struct profile_file *f)
 {
 	static unsigned counter;
-	int n = snprintf(f->tmp_path, sizeof(f->tmp_path), "%s.tmp%d.%u",
+	int n = text_format(f->tmp_path, sizeof(f->tmp_path), "%s.tmp%d.%u",
 			 f->path, (int)getpid(),
 			 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
 
@@ -206,7 +207,7 @@ static int link_into_place(struct profile_file *f)
 {
 	char self[64];
 
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", f->fd);
+	text_format(self, sizeof(self), "/proc/self/fd/%d", f->fd);
 	if (linkat(AT_FDCWD, self, AT_FDCWD, f->path, AT_SYMLINK_FOLLOW) == 0)
 		return 0;
 	if (errno != EEXIST)
@@ -272,7 +273,7 @@ void profile_file_abort(struct profile_file *f)
 
 const char *profile_file_error(const struct profile_file *f, int rc)
 {
-	return f->refusal && rc == -EEXIST ? f->refusal : strerror(-rc);
+	return f->refusal && rc == -EEXIST ? f->refusal : text_errno(-rc);
 }
 
 /*
@@ -324,6 +325,6 @@ int profile_file_check(const char *path, const char **why)
 			rc = try_directory(dir);
 	}
 	if (rc && !*why)
-		*why = strerror(-rc);
+		*why = text_errno(-rc);
 	return rc;
 }

@@ -23,6 +23,7 @@
 #include "real.h"
 #include "run_link.h"
 #include "profile_dump.h"
+#include "text.h"
 
 /* Written under flush_lock; too big for a thread's stack to be sure. */
 static struct profile_writer writer;
@@ -204,7 +205,7 @@ static int write_here(bool last, enum write_reason reason, char *path,
 	int rc = output_path(config.output, path, len);
 
 	if (rc)
-		*why = strerror(-rc);
+		*why = text_errno(-rc);
 	else
 		rc = write_file(path, reason, why);
 	if (run_link_active()) {

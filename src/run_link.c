@@ -26,6 +26,7 @@
 #include "output.h"
 #include "run_protocol.h"
 #include "thread.h"
+#include "text.h"
 
 /* How long a step may wait for trms run: a connection (its queue full),
  * room to send. */
@@ -195,7 +196,7 @@ static void put_number(char *out, size_t *len, const char *key, uint64_t v)
 {
 	char text[32];
 
-	snprintf(text, sizeof(text), "%llu", (unsigned long long)v);
+	text_format(text, sizeof(text), "%llu", (unsigned long long)v);
 	put_line(out, len, key, text);
 }
 
@@ -213,7 +214,7 @@ static int send_header(int fd, const struct run_message *m)
 	size_t len = 0;
 	char version[16];
 
-	snprintf(version, sizeof(version), "%d", RUN_PROTOCOL_VERSION);
+	text_format(version, sizeof(version), "%d", RUN_PROTOCOL_VERSION);
 	put_line(header, &len, "trms-run", version);
 	put_line(header, &len, "token", session.token);
 	put_line(header, &len, "kind", kind_name(m->kind));
@@ -227,7 +228,7 @@ static int send_header(int fd, const struct run_message *m)
 	if (m->kind == RUN_FAILED) {
 		put_number(header, &len, "error", (uint64_t)m->error);
 		put_line(header, &len, "reason",
-			 m->reason ? m->reason : strerror(m->error));
+			 m->reason ? m->reason : text_errno(m->error));
 	}
 	header[len++] = '\n';
 	struct iovec v = { header, len };

@@ -13,6 +13,7 @@
 #include "sort.h"
 #include "vm.h"
 #include "profile_dump.h"
+#include "text.h"
 
 /* The frames met in the trees, to be named. */
 struct frames {
@@ -165,7 +166,7 @@ static void write_totals(struct profile_writer *w, uint64_t samples)
 	profile_writer_meta_u64(w, "samples_overrun", s.overrun);
 	for (int i = 0; i < SAMPLE_DROPS; i++) {
 		char key[64];
-		snprintf(key, sizeof(key), "samples_dropped_%s",
+		text_format(key, sizeof(key), "samples_dropped_%s",
 			 sampler_drop_name(i));
 		profile_writer_meta_u64(w, key, s.dropped[i]);
 	}
