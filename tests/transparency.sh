@@ -15,7 +15,7 @@
 #   - the plain run wrote none (and neither run wrote a profile into the
 #     working directory).
 # One line per case; on any difference a summary of it, and exit status 1.
-# Programs that are not installed are reported as SKIP (scripts/install-deps
+# Programs that are not installed are reported as SKIP (scripts/install-deps --tests
 # installs them); exit status 77 (skipped) if every case was skipped.
 set -u
 
