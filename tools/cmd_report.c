@@ -21,7 +21,7 @@
 #include "profile_reader.h"
 #include "report_library.h"
 #include "report_output.h"
-#include "../src/profile_writer.h"
+#include "profile_writer.h"
 
 static const char usage[] =
 	"Usage: trms report [OPTIONS] PROFILE...\n"

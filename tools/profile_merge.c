@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/profile_writer.h"
+#include "profile_writer.h"
 #include "xalloc.h"
 
 int merge_fail(struct merge *m, const char *fmt, ...)

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "../src/elf_symbols.h"
-#include "../src/profile_writer.h"
+#include "profile_writer.h"
 #include "xalloc.h"
 
 #define APPEND(arr, n, item)                                               \

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/profile_writer.h"
+#include "profile_writer.h"
 
 static void record(struct replay *r, uint32_t thread, const struct activation *a,
 		   replay_emit_fn emit, void *ctx)
