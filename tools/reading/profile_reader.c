@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../src/elf_symbols.h"
+#include "elf_symbols.h"
 #include "profile_writer.h"
 #include "xalloc.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/shadow.h"
+#include "shadow.h"
 
 static const char *const op_names[] = {
 	[TRACE_CALL] = "call",	 [TRACE_RETURN] = "return",

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/profile.h"
+#include "profile.h"
 
 struct profile_line;
 

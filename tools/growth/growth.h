@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/profile.h"
+#include "profile.h"
 
 /* ---- per distinct input size ---- */
 

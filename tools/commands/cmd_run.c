@@ -24,7 +24,7 @@
 #include "run_signals.h"
 #include "run_summary.h"
 #include "xalloc.h"
-#include "../src/run_protocol.h"
+#include "run_protocol.h"
 
 static const char usage[] =
 	"Usage: trms run [OPTIONS] [--] COMMAND [ARGS...]\n"

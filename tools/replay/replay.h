@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "../src/engine.h"
-#include "../src/profile.h"
+#include "engine.h"
+#include "profile.h"
 #include "trace.h"
 
 struct replay_options {

@@ -17,9 +17,9 @@
 
 #include "profile_reader.h"
 #include "xalloc.h"
-#include "../src/output_template.h"
-#include "../src/profile_file.h"
-#include "../src/run_protocol.h"
+#include "output_template.h"
+#include "profile_file.h"
+#include "run_protocol.h"
 
 enum message_kind { KIND_PROFILE, KIND_EMPTY, KIND_WRITTEN, KIND_FAILED };
 
