@@ -5,12 +5,7 @@
 #define _GNU_SOURCE
 #include "profile_writer.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-
 
 static void flush_buffer(struct profile_writer *w)
 {
@@ -41,21 +36,6 @@ static void put(struct profile_writer *w, const char *s)
 	put_bytes(w, s, strlen(s));
 }
 
-char *u128_to_text(unsigned __int128 v, char *buf)
-{
-	char tmp[40];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + (int)(v % 10));
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	buf[n] = '\0';
-	return buf;
-}
-
 static void put_u128(struct profile_writer *w, unsigned __int128 v)
 {
 	char buf[40];
@@ -63,20 +43,28 @@ static void put_u128(struct profile_writer *w, unsigned __int128 v)
 	put(w, u128_to_text(v, buf));
 }
 
-/* Names are written with every byte that could end a field or a line, and
- * '%' itself, as %XX. */
+/* " @v": a field that is a number. */
+static void put_number(struct profile_writer *w, unsigned __int128 v)
+{
+	put(w, " ");
+	put_u128(w, v);
+}
+
+/* A name, escaped as the format says. */
 static void put_name(struct profile_writer *w, const char *name)
 {
-	static const char hex[] = "0123456789ABCDEF";
-
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-		if (*p <= ' ' || *p == '%' || *p == 0x7f) {
-			char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
-			put_bytes(w, esc, 3);
-		} else {
-			put_bytes(w, (const char *)p, 1);
-		}
+		char byte[3];
+		put_bytes(w, byte, profile_escape_byte(*p, byte));
 	}
+}
+
+/* The first word of a line of kind @kind, and the blank after it. */
+static void put_line_word(struct profile_writer *w,
+			  enum profile_line_kind kind)
+{
+	put(w, profile_line_word(kind));
+	put(w, " ");
 }
 
 static unsigned __int128 scaled(struct profile_writer *w, unsigned __int128 v,
@@ -102,8 +90,6 @@ static int file_sink(void *ctx, const void *buf, size_t n)
 void profile_writer_start(struct profile_writer *w, profile_sink *sink,
 			  void *ctx)
 {
-	char head[64];
-
 	w->sink = sink;
 	w->sink_ctx = ctx;
 	w->error = 0;
@@ -111,9 +97,9 @@ void profile_writer_start(struct profile_writer *w, profile_sink *sink,
 	w->len = 0;
 	if (w->scale == 0)
 		w->scale = 1.0;
-	snprintf(head, sizeof(head), "trms-profile %d\n",
-		 PROFILE_FORMAT_VERSION);
-	put(w, head);
+	put(w, PROFILE_MAGIC);
+	put_u128(w, PROFILE_FORMAT_VERSION);
+	put(w, "\n");
 }
 
 int profile_writer_open(struct profile_writer *w, const char *path)
@@ -129,7 +115,7 @@ int profile_writer_open(struct profile_writer *w, const char *path)
 void profile_writer_meta(struct profile_writer *w, const char *key,
 			 const char *value)
 {
-	put(w, "meta ");
+	put_line_word(w, PROFILE_LINE_META);
 	put(w, key);
 	if (*value) {
 		put(w, " ");
@@ -141,7 +127,7 @@ void profile_writer_meta(struct profile_writer *w, const char *key,
 void profile_writer_meta_raw(struct profile_writer *w, const char *key,
 			     const char *value)
 {
-	put(w, "meta ");
+	put_line_word(w, PROFILE_LINE_META);
 	put(w, key);
 	if (*value) {
 		put(w, " ");
@@ -153,7 +139,7 @@ void profile_writer_meta_raw(struct profile_writer *w, const char *key,
 void profile_writer_meta_u64(struct profile_writer *w, const char *key,
 			     uint64_t value)
 {
-	put(w, "meta ");
+	put_line_word(w, PROFILE_LINE_META);
 	put(w, key);
 	put(w, " ");
 	put_u128(w, value);
@@ -163,67 +149,73 @@ void profile_writer_meta_u64(struct profile_writer *w, const char *key,
 void profile_writer_region(struct profile_writer *w, uint32_t id,
 			   const char *name)
 {
-	put(w, "region ");
+	put_line_word(w, PROFILE_LINE_REGION);
 	put_u128(w, id);
 	put(w, " ");
 	put_name(w, name);
 	put(w, "\n");
 }
 
-static void put_field(struct profile_writer *w, const char *key,
-		      uint64_t value)
+/* " KEY=" of a thread line's field. */
+static void put_key(struct profile_writer *w, enum profile_thread_key key)
 {
 	put(w, " ");
-	put(w, key);
+	put(w, profile_thread_key_word(key));
 	put(w, "=");
+}
+
+static void put_field(struct profile_writer *w, enum profile_thread_key key,
+		      uint64_t value)
+{
+	put_key(w, key);
 	put_u128(w, value);
 }
 
 void profile_writer_thread(struct profile_writer *w,
 			   const struct thread_info *info)
 {
-	put(w, "thread ");
+	put_line_word(w, PROFILE_LINE_THREAD);
 	put_u128(w, info->ordinal);
 	if (info->name && *info->name) {
-		put(w, " name=");
+		put_key(w, PROFILE_THREAD_NAME);
 		put_name(w, info->name);
 	}
 	if (info->has_creator)
-		put_field(w, "creator", info->creator);
+		put_field(w, PROFILE_THREAD_CREATOR, info->creator);
 	for (unsigned i = 0; i < info->context_depth; i++) {
-		put(w, i ? "/" : " context=");
+		if (i)
+			put(w, PROFILE_CONTEXT_SEPARATOR);
+		else
+			put_key(w, PROFILE_THREAD_CONTEXT);
 		put_u128(w, info->context[i]);
 	}
-	put_field(w, "in_bytes", info->in_bytes);
-	put_field(w, "in_calls", info->in_calls);
-	put_field(w, "out_bytes", info->out_bytes);
-	put_field(w, "out_calls", info->out_calls);
+	put_field(w, PROFILE_THREAD_IN_BYTES, info->in_bytes);
+	put_field(w, PROFILE_THREAD_IN_CALLS, info->in_calls);
+	put_field(w, PROFILE_THREAD_OUT_BYTES, info->out_bytes);
+	put_field(w, PROFILE_THREAD_OUT_CALLS, info->out_calls);
 	if (info->sampled) {
-		put_field(w, "samples", info->samples);
-		put_field(w, "cpu_ns", info->cpu_ns);
-		put_field(w, "library_samples", info->library_samples);
+		put_field(w, PROFILE_THREAD_SAMPLES, info->samples);
+		put_field(w, PROFILE_THREAD_CPU_NS, info->cpu_ns);
+		put_field(w, PROFILE_THREAD_LIBRARY_SAMPLES,
+			  info->library_samples);
 	}
-	put_field(w, "library_ns", info->library_ns);
+	put_field(w, PROFILE_THREAD_LIBRARY_NS, info->library_ns);
 	put(w, "\n");
-}
-
-static void put_number(struct profile_writer *w, uint64_t v)
-{
-	put(w, " ");
-	put_u128(w, v);
 }
 
 void profile_writer_module(struct profile_writer *w, uint32_t id,
 			   uintptr_t start, uintptr_t end, uintptr_t base,
 			   bool unloaded, const char *path)
 {
-	put(w, "module");
+	put(w, profile_line_word(PROFILE_LINE_MODULE));
 	put_number(w, id);
 	put_number(w, start);
 	put_number(w, end);
 	put_number(w, base);
-	put(w, unloaded ? " unloaded " : " loaded ");
-	put_name(w, *path ? path : "?");
+	put(w, " ");
+	put(w, unloaded ? PROFILE_MODULE_UNLOADED : PROFILE_MODULE_LOADED);
+	put(w, " ");
+	put_name(w, *path ? path : PROFILE_UNKNOWN_NAME);
 	put(w, "\n");
 }
 
@@ -231,26 +223,26 @@ void profile_writer_symbol(struct profile_writer *w, uint32_t module,
 			   uint64_t offset, const char *name,
 			   uint64_t name_offset)
 {
-	put(w, "symbol");
+	put(w, profile_line_word(PROFILE_LINE_SYMBOL));
 	put_number(w, module);
 	put_number(w, offset);
 	put(w, " ");
-	put_name(w, *name ? name : "?");
+	put_name(w, *name ? name : PROFILE_UNKNOWN_NAME);
 	put_number(w, name_offset);
 	put(w, "\n");
 }
 
 void profile_writer_cct(struct profile_writer *w, const struct cct_line *l)
 {
-	put(w, "cct");
+	put(w, profile_line_word(PROFILE_LINE_CCT));
 	put_number(w, l->thread);
 	put_number(w, l->node);
 	if (l->has_parent)
 		put_number(w, l->parent);
 	else
-		put(w, " -");
+		put(w, " " PROFILE_NO_PARENT);
 	put(w, " ");
-	put(w, l->kind);
+	put(w, profile_cct_kind_word(l->kind));
 	put_number(w, l->a);
 	put_number(w, l->b);
 	put_number(w, l->samples);
@@ -264,33 +256,26 @@ void profile_writer_cct(struct profile_writer *w, const struct cct_line *l)
 void profile_writer_tuple(struct profile_writer *w, uint32_t thread,
 			  const struct tuple_data *t)
 {
-	put(w, "tuple ");
-	put_u128(w, t->region);
+	put(w, profile_line_word(PROFILE_LINE_TUPLE));
+	put_number(w, t->region);
+	put_number(w, thread);
 	put(w, " ");
-	put_u128(w, thread);
-	put(w, t->metric == METRIC_TRMS ? " trms " : " rms ");
-	put_u128(w, t->n);
-	put(w, " ");
-	put_u128(w, t->count);
-	put(w, " ");
-	put_u128(w, scaled(w, t->min, 1));
-	put(w, " ");
-	put_u128(w, scaled(w, t->max, 1));
-	put(w, " ");
-	put_u128(w, scaled(w, t->sum, 1));
-	put(w, " ");
-	put_u128(w, scaled(w, t->sumsq, 2));
-	put(w, " ");
-	put_u128(w, t->induced_thread);
-	put(w, " ");
-	put_u128(w, t->induced_external);
+	put(w, profile_metric_word(t->metric));
+	put_number(w, t->n);
+	put_number(w, t->count);
+	put_number(w, scaled(w, t->min, 1));
+	put_number(w, scaled(w, t->max, 1));
+	put_number(w, scaled(w, t->sum, 1));
+	put_number(w, scaled(w, t->sumsq, 2));
+	put_number(w, t->induced_thread);
+	put_number(w, t->induced_external);
 	put(w, "\n");
 	w->tuples++;
 }
 
 int profile_writer_end(struct profile_writer *w)
 {
-	put(w, "end ");
+	put_line_word(w, PROFILE_LINE_END);
 	put_u128(w, w->tuples);
 	put(w, "\n");
 	flush_buffer(w);

@@ -1,5 +1,6 @@
 /*
- * profile_writer.h - writes a profile (format: docs/profile-format.md).
+ * profile_writer.h - writes a profile (format: docs/profile-format.md;
+ * its words: profile_format.h).
  *
  * The text goes through a fixed buffer to a sink: a profile file (see
  * profile_file.h: it appears whole or not at all, mode 0644 less the
@@ -16,8 +17,7 @@
 
 #include "profile.h"
 #include "profile_file.h"
-
-#define PROFILE_FORMAT_VERSION 1
+#include "profile_format.h"
 
 /* Takes @n bytes of the profile.  @return 0 or -errno. */
 typedef int profile_sink(void *ctx, const void *buf, size_t n);
@@ -94,7 +94,7 @@ struct cct_line {
 	uint32_t node;
 	bool has_parent;
 	uint32_t parent;
-	const char *kind; /* "frame", "region" or "thread" */
+	enum profile_cct_kind kind;
 	uint64_t a, b;    /* frame: module, offset; region: id, 0 */
 	uint64_t samples, work, idleness_millionths, overhead, blocked;
 };
@@ -112,8 +112,5 @@ int profile_writer_commit(struct profile_writer *w);
 
 /* For profile_writer_open: give up, leaving nothing. */
 void profile_writer_abort(struct profile_writer *w);
-
-/* Decimal text of @v into @buf (at least 40 bytes); returns @buf. */
-char *u128_to_text(unsigned __int128 v, char *buf);
 
 #endif

@@ -161,7 +161,7 @@ static void print_tuples(const struct report *r)
 			printf("%" PRIu32, row->thread_ordinal);
 		printf("\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
 		       "\t%" PRIu64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\n",
-		       d->metric == METRIC_TRMS ? "trms" : "rms", d->n,
+		       profile_metric_word(d->metric), d->n,
 		       d->count, d->min, d->max, d->sum,
 		       u128_to_text(d->sumsq, sumsq), d->induced_thread,
 		       d->induced_external);

@@ -97,12 +97,6 @@ int profile_merge(const struct profile_doc *inputs, size_t n,
 	return rc;
 }
 
-static const char *const kind_names[] = {
-	[PROFILE_CCT_FRAME] = "frame",
-	[PROFILE_CCT_REGION] = "region",
-	[PROFILE_CCT_THREAD] = "thread",
-};
-
 int profile_merge_write(const struct profile_doc *doc, const char *path)
 {
 	struct profile_writer *w = xcalloc(1, sizeof(*w));
@@ -158,7 +152,7 @@ int profile_merge_write(const struct profile_doc *doc, const char *path)
 			.node = c->node,
 			.has_parent = c->has_parent,
 			.parent = c->parent,
-			.kind = kind_names[c->kind],
+			.kind = c->kind,
 			.a = c->a,
 			.b = c->b,
 			.samples = c->samples,

@@ -13,21 +13,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "profile_reader.h"
+#include "lookups.h"
 #include "run_tool.h"
 #include "xalloc.h"
 
 /* Addresses per addr2line run: the command line stays far below its
  * limit. */
 #define BATCH 1000
-
-struct profile_line {
-	uint32_t module;
-	uint64_t offset;
-	char *file; /* NULL: no line known */
-	unsigned line;
-	char *function; /* as the debug information names it; may be NULL */
-};
 
 static int by_address(const void *a, const void *b)
 {
@@ -98,65 +90,67 @@ static int ask_addr2line(const char *path, bool demangle,
 
 static bool addr2line_missing;
 
-static void look_up_module(struct profile_doc *doc, struct profile_module *m)
+static void look_up_module(struct profile_doc *doc,
+			   const struct profile_module *m)
 {
+	struct profile_lookups *l = lookups_of(doc);
 	struct stat st;
-	size_t first = doc->n_lines;
+	size_t first = l->n_lines;
 
-	m->lines_looked_up = true;
+	l->lines_done[m - doc->modules] = true;
 	if (addr2line_missing || stat(m->path, &st) || !S_ISREG(st.st_mode))
 		return;
 	for (size_t i = 0; i < doc->n_cct; i++) {
 		const struct profile_cct *c = &doc->cct[i];
 		if (c->kind != PROFILE_CCT_FRAME || c->a != m->id)
 			continue;
-		if (!(doc->n_lines & (doc->n_lines - 1)))
-			doc->lines = xrealloc(doc->lines,
-					      2 * (doc->n_lines + 1) *
-						      sizeof(*doc->lines));
-		doc->lines[doc->n_lines++] =
+		if (!(l->n_lines & (l->n_lines - 1)))
+			l->lines = xrealloc(l->lines, 2 * (l->n_lines + 1) *
+							      sizeof(*l->lines));
+		l->lines[l->n_lines++] =
 			(struct profile_line){ m->id, c->b, NULL, 0, NULL };
 	}
 	/* Each address once, in order: sort this module's part, drop
 	 * repeats. */
-	size_t n = doc->n_lines - first, kept = 0;
+	size_t n = l->n_lines - first, kept = 0;
 	if (!n)
 		return;
-	struct profile_line *mine = doc->lines + first;
+	struct profile_line *mine = l->lines + first;
 	qsort(mine, n, sizeof(*mine), by_address);
 	for (size_t i = 0; i < n; i++)
 		if (!kept || mine[i].offset != mine[kept - 1].offset)
 			mine[kept++] = mine[i];
-	doc->n_lines = first + kept;
+	l->n_lines = first + kept;
 	for (size_t i = 0; i < kept; i += BATCH)
-		if (ask_addr2line(m->path, doc->demangle, mine + i,
+		if (ask_addr2line(m->path, l->demangle, mine + i,
 				  kept - i < BATCH ? kept - i : BATCH)) {
 			addr2line_missing = true;
 			fprintf(stderr, "trms: addr2line (binutils) cannot be "
 					"run: no source lines\n");
 			break;
 		}
-	qsort(doc->lines, doc->n_lines, sizeof(*doc->lines), by_address);
+	qsort(l->lines, l->n_lines, sizeof(*l->lines), by_address);
 }
 
 const char *profile_source_line(struct profile_doc *doc, uint32_t module,
 				uint64_t offset, unsigned *line,
 				const char **function)
 {
-	struct profile_module *m = NULL;
+	const struct profile_module *m = NULL;
 
 	for (size_t i = 0; i < doc->n_modules && !m; i++)
 		if (doc->modules[i].id == module)
 			m = &doc->modules[i];
 	if (!m)
 		return NULL;
-	if (!m->lines_looked_up)
+	struct profile_lookups *l = lookups_of(doc);
+	if (!l->lines_done[m - doc->modules])
 		look_up_module(doc, m);
 	struct profile_line key = { module, offset, NULL, 0, NULL };
 	const struct profile_line *found =
-		doc->n_lines ? bsearch(&key, doc->lines, doc->n_lines,
-				       sizeof(key), by_address)
-			     : NULL;
+		l->n_lines ? bsearch(&key, l->lines, l->n_lines, sizeof(key),
+				     by_address)
+			   : NULL;
 	if (function)
 		*function = found ? found->function : NULL;
 	if (!found || !found->file)
@@ -165,13 +159,13 @@ const char *profile_source_line(struct profile_doc *doc, uint32_t module,
 	return found->file;
 }
 
-void profile_lines_free(struct profile_doc *doc)
+void lookups_free_lines(struct profile_lookups *l)
 {
-	for (size_t i = 0; i < doc->n_lines; i++) {
-		free(doc->lines[i].file);
-		free(doc->lines[i].function);
+	for (size_t i = 0; i < l->n_lines; i++) {
+		free(l->lines[i].file);
+		free(l->lines[i].function);
 	}
-	free(doc->lines);
-	doc->lines = NULL;
-	doc->n_lines = 0;
+	free(l->lines);
+	l->lines = NULL;
+	l->n_lines = 0;
 }

@@ -229,7 +229,7 @@ void report_print_json(const struct report *r, const struct view *tree,
 
 	fputs("{\"trms_report\":1", out);
 	str(out, "unit", r->unit);
-	str(out, "size_metric", r->opt.metric == METRIC_TRMS ? "trms" : "rms");
+	str(out, "size_metric", profile_metric_word(r->opt.metric));
 	str(out, "cost_statistic", stats[r->opt.stat]);
 	boolean(out, "per_thread", r->opt.per_thread);
 	fputs(",\"profiles\":[", out);

@@ -121,7 +121,7 @@ static void print_sentence(const struct report *r,
 			   const struct paint *p, FILE *out)
 {
 	const struct growth_estimate *e = &g->growth;
-	const char *metric = r->opt.metric == METRIC_TRMS ? "trms" : "rms";
+	const char *metric = profile_metric_word(r->opt.metric);
 	char growth[48], formula[96];
 
 	fprintf(out, "  %s%s%s%s%s: ", p->bold, g->name, g->thread ? " @ " : "",

@@ -361,8 +361,8 @@ static bool header_done(struct run_collector *c, struct connection *k)
 
 static void profile_bytes(struct connection *k, const char *p, size_t n)
 {
-	static const char magic[] = "trms-profile ";
-	size_t want = sizeof(magic) - 1;
+	static const char magic[] = PROFILE_MAGIC;
+	size_t want = PROFILE_MAGIC_LEN;
 
 	/* What is not a profile is not written. */
 	while (k->magic_got < want && n && !k->error) {
@@ -393,7 +393,7 @@ static void profile_bytes(struct connection *k, const char *p, size_t n)
 /* The profile is complete: put it in place. */
 static void profile_done(struct run_collector *c, struct connection *k)
 {
-	if (!k->error && k->magic_got < 13) {
+	if (!k->error && k->magic_got < PROFILE_MAGIC_LEN) {
 		k->error = -EPROTO;
 		k->why = "what the process sent is not a profile";
 	}
