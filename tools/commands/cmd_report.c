@@ -109,10 +109,11 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 on success; 2 if a profile cannot be read (a message\n"
 	"names the file and line) or the profiles cannot be combined (costs\n"
-	"in different units; with --pprof, samples of CPU and of wall time),\n"
-	"with --pprof if the profiles have no call-stack samples, or on bad\n"
-	"usage; 1 if the output cannot be written (with --pprof and --html:\n"
-	"OUT cannot be created or written, and is left as it was).\n";
+	"in different units, sums past 64 bits; with --pprof, samples of CPU\n"
+	"and of wall time), with --pprof if the profiles have no call-stack\n"
+	"samples, or on bad usage; 1 if the output cannot be written (with\n"
+	"--pprof and --html: OUT cannot be created or written, and is left as\n"
+	"it was).\n";
 
 enum form { FORM_TABLE, FORM_JSON, FORM_HTML, FORM_TUPLES, FORM_TREE,
 	    FORM_FOLDED, FORM_PPROF };
@@ -428,9 +429,11 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < n_docs && !status; i++)
 		if (!s.mangled && s.form != FORM_TUPLES)
 			profile_demangle(&docs[i]);
-	if (!status && (status = report_build(&r, docs, n_docs, &s.opt, err,
-					      sizeof(err))))
+	if (!status && report_build(&r, docs, n_docs, &s.opt, err,
+				    sizeof(err))) {
 		fprintf(stderr, "trms report: %s\n", err);
+		status = 2;
+	}
 	if (status)
 		goto out;
 	switch (s.form) {

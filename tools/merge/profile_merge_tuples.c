@@ -1,12 +1,14 @@
 /*
  * profile_merge_tuples.c - the tuples of a merge: put in the merged
  * regions' and threads' numbers, then combined per region, thread,
- * metric and input size as the format says (exactly, in any order).
+ * metric and input size by the format's rule (tuple_merge.h: exactly, in
+ * any order).
  */
 #include "profile_merge_internal.h"
 
 #include <stdlib.h>
 
+#include "tuple_merge.h"
 #include "xalloc.h"
 
 static int compare_tuples(const void *a, const void *b)
@@ -21,22 +23,6 @@ static int compare_tuples(const void *a, const void *b)
 	if (!c)
 		c = merge_compare_u64(x->data.n, y->data.n);
 	return c;
-}
-
-/* tuple_merge, noting sums that do not fit. */
-static void fold_tuple(struct merge *m, struct tuple_data *into,
-		       const struct tuple_data *t)
-{
-	struct tuple_data sums = *into;
-	unsigned __int128 sumsq;
-
-	merge_add(m, &sums.count, t->count);
-	merge_add(m, &sums.sum, t->sum);
-	merge_add(m, &sums.induced_thread, t->induced_thread);
-	merge_add(m, &sums.induced_external, t->induced_external);
-	if (__builtin_add_overflow(into->sumsq, t->sumsq, &sumsq))
-		m->overflow = true;
-	tuple_merge(into, t);
 }
 
 void merge_tuples(struct merge *m)
@@ -60,8 +46,9 @@ void merge_tuples(struct merge *m)
 	for (size_t k = 0; k < n_all; k++) {
 		if (out->n_tuples &&
 		    !compare_tuples(&out->tuples[out->n_tuples - 1], &all[k]))
-			fold_tuple(m, &out->tuples[out->n_tuples - 1].data,
-				   &all[k].data);
+			m->overflow |= tuple_merge_checked(
+				&out->tuples[out->n_tuples - 1].data,
+				&all[k].data) != 0;
 		else
 			out->tuples[out->n_tuples++] = all[k];
 	}

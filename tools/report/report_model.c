@@ -4,13 +4,16 @@
  */
 #define _GNU_SOURCE
 #include "report_model.h"
-#include "xalloc.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "tuple_merge.h"
+#include "xalloc.h"
 
 /* Unnamed threads (by ordinal) first, then named ones by name. */
 static int compare_threads(const struct report_row *x,
@@ -39,20 +42,23 @@ static int compare_rows(const void *a, const void *b)
 	return x->data.n < y->data.n ? -1 : x->data.n > y->data.n;
 }
 
-/* Sort and fold rows with equal keys. */
-static void merge_rows(struct report *r)
+/* Sort and fold rows with equal keys.  @return 0, or -EOVERFLOW. */
+static int merge_rows(struct report *r)
 {
 	size_t out = 0;
+	int rc = 0;
 
 	if (r->n_rows) /* rows is NULL when there are none */
 		qsort(r->rows, r->n_rows, sizeof(*r->rows), compare_rows);
-	for (size_t i = 0; i < r->n_rows; i++) {
+	for (size_t i = 0; i < r->n_rows && !rc; i++) {
 		if (out && !compare_rows(&r->rows[out - 1], &r->rows[i]))
-			tuple_merge(&r->rows[out - 1].data, &r->rows[i].data);
+			rc = tuple_merge_checked(&r->rows[out - 1].data,
+						 &r->rows[i].data);
 		else
 			r->rows[out++] = r->rows[i];
 	}
 	r->n_rows = out;
+	return rc;
 }
 
 static int read_rows(struct report *r, struct profile_doc *docs,
@@ -70,7 +76,7 @@ static int read_rows(struct report *r, struct profile_doc *docs,
 				 "%s: costs in %s, but %s has costs in %s; "
 				 "they cannot be combined",
 				 doc->path, cost, docs[0].path, r->unit);
-			return 2;
+			return -EINVAL;
 		}
 		r->unit = cost;
 		for (size_t j = 0; j < doc->n_tuples; j++) {
@@ -93,8 +99,7 @@ static int read_rows(struct report *r, struct profile_doc *docs,
 	}
 	if (!r->unit)
 		r->unit = "ns";
-	merge_rows(r);
-	return 0;
+	return merge_rows(r);
 }
 
 static int by_metric_and_n(const void *a, const void *b)
@@ -122,9 +127,9 @@ static struct size_point *points_of(const struct tuple_data *tuples,
 }
 
 /* Region @g from rows [@first, @end): one region, and with per_thread
- * one thread. */
-static void build_region(struct report *r, struct report_region *g,
-			 size_t first, size_t end)
+ * one thread.  @return 0, or -EOVERFLOW if its tuples do not add up. */
+static int build_region(struct report *r, struct report_region *g,
+			size_t first, size_t end)
 {
 	size_t n = end - first, folded = 0;
 	struct tuple_data *t = xrealloc(NULL, n * sizeof(*t));
@@ -134,10 +139,14 @@ static void build_region(struct report *r, struct report_region *g,
 		t[i] = r->rows[first + i].data;
 	qsort(t, n, sizeof(*t), by_metric_and_n);
 	for (size_t i = 0; i < n; i++) {
-		if (folded && !by_metric_and_n(&t[folded - 1], &t[i]))
-			tuple_merge(&t[folded - 1], &t[i]);
-		else
+		if (folded && !by_metric_and_n(&t[folded - 1], &t[i])) {
+			if (tuple_merge_checked(&t[folded - 1], &t[i])) {
+				free(t);
+				return -EOVERFLOW;
+			}
+		} else {
 			t[folded++] = t[i];
+		}
 	}
 	for (size_t i = 0; i < folded; i++) {
 		const struct tuple_data *d = &t[i];
@@ -177,6 +186,7 @@ static void build_region(struct report *r, struct report_region *g,
 			       (double)counts[METRIC_RMS]) /
 			      (double)counts[METRIC_RMS];
 	growth_estimate(g->points, g->n_points, r->opt.stat, &g->growth);
+	return 0;
 }
 
 int report_build(struct report *r, struct profile_doc *docs, size_t n_docs,
@@ -185,11 +195,10 @@ int report_build(struct report *r, struct profile_doc *docs, size_t n_docs,
 	memset(r, 0, sizeof(*r));
 	r->opt = *opt;
 	library_share(docs, n_docs, &r->library);
-	int status = read_rows(r, docs, n_docs, err, errlen);
-	if (status)
-		return status;
-	r->regions = xrealloc(NULL, (r->n_rows + 1) * sizeof(*r->regions));
-	for (size_t i = 0, end; i < r->n_rows; i = end) {
+	int rc = read_rows(r, docs, n_docs, err, errlen);
+	if (!rc)
+		r->regions = xcalloc(r->n_rows + 1, sizeof(*r->regions));
+	for (size_t i = 0, end; !rc && i < r->n_rows; i = end) {
 		const struct report_row *first = &r->rows[i];
 		for (end = i + 1; end < r->n_rows; end++) {
 			const struct report_row *x = &r->rows[end];
@@ -197,8 +206,7 @@ int report_build(struct report *r, struct profile_doc *docs, size_t n_docs,
 			    (opt->per_thread && compare_threads(x, first)))
 				break;
 		}
-		struct report_region *g = xrealloc(NULL, sizeof(*g));
-		memset(g, 0, sizeof(*g));
+		struct report_region *g = xcalloc(1, sizeof(*g));
 		r->regions[r->n_regions++] = g;
 		g->name = first->region;
 		if (opt->per_thread) {
@@ -207,9 +215,13 @@ int report_build(struct report *r, struct profile_doc *docs, size_t n_docs,
 			g->thread = first->thread ? first->thread
 						  : g->thread_buf;
 		}
-		build_region(r, g, i, end);
+		rc = build_region(r, g, i, end);
 	}
-	return 0;
+	if (rc == -EOVERFLOW)
+		snprintf(err, errlen,
+			 "the counts of the profiles add up to more than 64 "
+			 "bits hold; they cannot be combined");
+	return rc;
 }
 
 /* How fast a class grows, for sorting: refusals last. */

@@ -67,9 +67,11 @@ struct report {
 	struct library_share library; /* the profiler's own time */
 };
 
-/* Read the tuples of @docs into @r and compute every region.
- * @return 0; 2 with a message in @err if the profiles cannot be combined
- * (costs in different units). */
+/* Read the tuples of @docs into @r and compute every region, the tuples
+ * combined by the rule of tuple_merge.h.  @return 0; or, with a message
+ * in @err, -EINVAL if the profiles cannot be combined (costs in
+ * different units) or -EOVERFLOW if their sums do not fit (then @r is
+ * still to be freed with report_free). */
 int report_build(struct report *r, struct profile_doc *docs, size_t n_docs,
 		 const struct report_options *opt, char *err, size_t errlen);
 
