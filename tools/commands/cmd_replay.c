@@ -62,7 +62,10 @@ static void print_activation(void *ctx, uint64_t tid, const char *name,
 		a->induced_external, a->cost);
 }
 
-int cmd_replay(int argc, char **argv)
+/* @return 0 to replay, -1 after --help, or the exit status of bad
+ * usage. */
+static int parse_options(int argc, char **argv,
+			 struct replay_options *options, const char **profile)
 {
 	static const struct option longopts[] = {
 		{ "granularity", required_argument, NULL, 'g' },
@@ -71,36 +74,37 @@ int cmd_replay(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct replay_options options = { .granularity = 4 };
-	const char *profile = NULL;
-	int c;
+	struct config checked;
+	unsigned long bits;
+	char *end;
+	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "g:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'g':
-			if (parse_granularity(optarg, &options.granularity))
-				return usage_error("replay",
-						   "--granularity must be 1, "
-						   "2, 4, 8 or 16");
+			rc = setting_option("replay", "granularity",
+					    config_setting("TRMS_GRANULARITY"),
+					    optarg, &checked);
+			if (rc)
+				return rc;
+			options->granularity = checked.granularity;
 			break;
 		case 'p':
-			profile = optarg;
+			*profile = optarg;
 			break;
-		case 'b': {
-			char *end;
-			unsigned long bits = strtoul(optarg, &end, 10);
+		case 'b':
+			bits = strtoul(optarg, &end, 10);
 			if (*optarg == '\0' || *end || bits < STAMP_MIN_BITS ||
 			    bits > TRMS_STAMP_BITS)
 				return usage_error("replay",
 						   "--stamp-bits must be "
 						   "between 8 and the build's "
 						   "stamp width");
-			options.stamp_bits = (unsigned)bits;
+			options->stamp_bits = (unsigned)bits;
 			break;
-		}
 		case 'h':
 			fputs(usage, stdout);
-			return 0;
+			return -1;
 		default:
 			return usage_error("replay", NULL);
 		}
@@ -109,25 +113,47 @@ int cmd_replay(int argc, char **argv)
 		return usage_error("replay", optind == argc
 						     ? "missing TRACE"
 						     : "only one TRACE allowed");
+	return 0;
+}
 
-	const char *path = argv[optind];
+/* The trace at @path ("-": standard input) into @trace.  @return 0, or
+ * the exit status of a trace that cannot be read (1) or is malformed
+ * (2), with a message. */
+static int read_trace(const char *path, struct trace *trace)
+{
+	char err[512];
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+
+	trace_init(trace);
 	if (!f) {
 		fprintf(stderr, "trms replay: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-
-	struct trace trace;
-	char err[512];
-	trace_init(&trace);
-	int rc = trace_parse(f, strcmp(path, "-") ? path : "<stdin>", &trace,
+	int rc = trace_parse(f, strcmp(path, "-") ? path : "<stdin>", trace,
 			     err, sizeof(err));
 	if (f != stdin)
 		fclose(f);
 	if (rc) {
 		fprintf(stderr, "trms replay: %s\n", err);
-		trace_free(&trace);
 		return 2;
+	}
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay_options options = { .granularity = 4 };
+	const char *profile = NULL;
+	int status = parse_options(argc, argv, &options, &profile);
+
+	if (status)
+		return status < 0 ? 0 : status;
+	const char *path = argv[optind];
+	struct trace trace;
+	status = read_trace(path, &trace);
+	if (status) {
+		trace_free(&trace);
+		return status;
 	}
 
 	static char outbuf[1 << 16];
@@ -135,8 +161,7 @@ int cmd_replay(int argc, char **argv)
 	struct replay r;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	options.keep_profile = profile != NULL;
-	rc = replay_run(&r, &trace, &options, print_activation, &printer);
-	int status = 0;
+	int rc = replay_run(&r, &trace, &options, print_activation, &printer);
 	if (rc) {
 		fprintf(stderr, "trms replay: %s\n", strerror(-rc));
 		status = 1;

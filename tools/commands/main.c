@@ -1,5 +1,5 @@
 /*
- * trms.c - the `trms` command: dispatch to subcommands.
+ * main.c - the `trms` command: dispatch to subcommands; `trms help`.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -38,31 +38,43 @@ int usage_error(const char *cmd, const char *message)
 	return 2;
 }
 
-int parse_granularity(const char *s, unsigned *out)
+int setting_option(const char *cmd, const char *option,
+		   const struct config_setting *s, const char *value,
+		   struct config *c)
 {
-	static const char *const allowed[] = { "1", "2", "4", "8", "16" };
+	char message[256];
 
-	for (unsigned i = 0; i < 5; i++) {
-		if (!strcmp(s, allowed[i])) {
-			*out = 1u << i;
-			return 0;
-		}
-	}
-	return -1;
+	if (!s->apply(c, value))
+		return 0;
+	snprintf(message, sizeof(message), "--%s must be %s", option,
+		 s->accepted);
+	return usage_error(cmd, message);
+}
+
+/* The library's settings, two lines each. */
+static void describe_settings(FILE *out)
+{
+	size_t n;
+	const struct config_setting *s = config_settings(&n);
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "  %-17s %s\n  %-17s accepted: %s; default %s\n",
+			s[i].name, s[i].help, "", s[i].accepted,
+			s[i].fallback);
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fputs(usage, stderr);
-		config_describe(stderr);
+		describe_settings(stderr);
 		return 2;
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "-h")) {
 		fputs(usage, stdout);
-		config_describe(stdout);
+		describe_settings(stdout);
 		return 0;
 	}
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
