@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fnv1a.h"
 #include "shadow.h"
 
 static const char *const op_names[] = {
@@ -56,15 +57,6 @@ static void *grow_array(void *p, size_t *cap, size_t need, size_t elem)
 	return q;
 }
 
-static uint64_t hash_bytes(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static uint64_t hash_u64(uint64_t v)
 {
 	v ^= v >> 33;
@@ -99,7 +91,7 @@ static void index_rebuild(uint32_t **index, size_t *cap, size_t n,
 
 static uint64_t name_hash(const struct trace *t, uint32_t i)
 {
-	return hash_bytes(t->names[i]);
+	return fnv1a_string(t->names[i]);
 }
 
 static uint64_t tid_hash(const struct trace *t, uint32_t i)
@@ -113,7 +105,7 @@ uint32_t trace_name(struct trace *t, const char *name)
 		index_rebuild(&t->name_index, &t->name_index_cap, t->n_names,
 			      name_hash, t);
 	size_t mask = t->name_index_cap - 1;
-	size_t j = hash_bytes(name) & mask;
+	size_t j = fnv1a_string(name) & mask;
 	for (; t->name_index[j]; j = (j + 1) & mask)
 		if (!strcmp(t->names[t->name_index[j] - 1], name))
 			return t->name_index[j] - 1;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "profile_reader.h"
+#include "fnv1a.h"
 #include "xalloc.h"
 #include "output_template.h"
 #include "profile_file.h"
@@ -161,15 +162,6 @@ static void add_outcome(struct run_collector *c, const struct connection *k,
 
 /* ---- names ---- */
 
-static size_t hash_name(const char *s)
-{
-	size_t h = 14695981039346656037ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static struct file_name *find_name(struct run_collector *c, const char *name)
 {
 	if (c->n_names * 2 >= c->names_cap) {
@@ -180,14 +172,14 @@ static struct file_name *find_name(struct run_collector *c, const char *name)
 		for (size_t i = 0; i < old_cap; i++) {
 			if (!old[i].name)
 				continue;
-			size_t j = hash_name(old[i].name) & (c->names_cap - 1);
+			size_t j = fnv1a_string(old[i].name) & (c->names_cap - 1);
 			while (c->names[j].name)
 				j = (j + 1) & (c->names_cap - 1);
 			c->names[j] = old[i];
 		}
 		free(old);
 	}
-	size_t j = hash_name(name) & (c->names_cap - 1);
+	size_t j = fnv1a_string(name) & (c->names_cap - 1);
 	while (c->names[j].name && strcmp(c->names[j].name, name))
 		j = (j + 1) & (c->names_cap - 1);
 	return &c->names[j];
