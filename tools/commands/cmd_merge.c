@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "profile_merge.h"
 #include "profile_paths.h"
+#include "xalloc.h"
 
 static const char usage[] =
 	"Usage: trms merge -o OUT PROFILE...\n"
@@ -102,14 +103,10 @@ int cmd_merge(int argc, char **argv)
 		return 2;
 	}
 	size_t n = paths.n;
-	struct profile_doc *inputs = calloc(n, sizeof(*inputs));
+	struct profile_doc *inputs = xcalloc(n, sizeof(*inputs));
 	struct profile_doc merged = { 0 };
 	int status = 0;
 
-	if (!inputs) {
-		fprintf(stderr, "trms: out of memory\n");
-		return 1;
-	}
 	for (size_t i = 0; i < n && !status; i++) {
 		if (profile_read(paths.paths[i], &inputs[i], err,
 				 sizeof(err))) {

@@ -16,12 +16,14 @@
 
 #include "cct_view.h"
 #include "commands.h"
+#include "output_file.h"
 #include "pprof_export.h"
 #include "profile_paths.h"
 #include "profile_reader.h"
 #include "report_library.h"
 #include "report_output.h"
-#include "profile_writer.h"
+#include "profile_format.h"
+#include "xalloc.h"
 
 static const char usage[] =
 	"Usage: trms report [OPTIONS] PROFILE...\n"
@@ -189,6 +191,91 @@ static int set_form(struct settings *s, enum form form)
 	return 0;
 }
 
+/* The forms' options: --tuples, --tree, --folded, --json, --html OUT,
+ * --pprof OUT. */
+static int form_option(struct settings *s, int c, const char *arg)
+{
+	static const struct {
+		int option;
+		enum form form;
+	} forms[] = {
+		{ 't', FORM_TUPLES }, { 'T', FORM_TREE }, { 'F', FORM_FOLDED },
+		{ 'j', FORM_JSON },   { 'H', FORM_HTML }, { 'p', FORM_PPROF },
+	};
+	size_t k = 0;
+
+	while (forms[k].option != c)
+		k++;
+	if (c == 'H' || c == 'p') {
+		if (!*arg)
+			return usage_error("report",
+					   c == 'H' ? "--html takes a file name"
+						    : "--pprof takes a file "
+						      "name");
+		*(c == 'H' ? &s->html_out : &s->pprof_out) = arg;
+	}
+	return set_form(s, forms[k].form);
+}
+
+/* The options that choose what the table (and JSON, HTML) shows, and
+ * --min of the tree. */
+static int choice_option(struct settings *s, int c, const char *arg)
+{
+	static const char *const stats[] = { "worst", "mean", "best" };
+	static const char *const sorts[] = { "cost", "calls", "sizes",
+					     "growth", "name" };
+	static const char *const colours[] = { "never", "always", "auto" };
+	unsigned long long n;
+	char *end;
+	int k;
+
+	switch (c) {
+	case 'm':
+		s->min_percent = strtod(arg, &end);
+		if (*end || !*arg || s->min_percent < 0 ||
+		    s->min_percent > 100)
+			return usage_error("report", "--min takes a percentage");
+		return 0;
+	case 's':
+		if ((k = pick(arg, stats, 3)) < 0)
+			return usage_error("report", "--stat must be worst, "
+						     "mean or best");
+		s->opt.stat = (enum cost_stat)k;
+		return 0;
+	case 'z':
+		if ((k = profile_metric(arg)) < 0)
+			return usage_error("report",
+					   "--size must be trms or rms");
+		s->opt.metric = (enum metric)k;
+		return 0;
+	case 'o':
+		if ((k = pick(arg, sorts, 5)) < 0)
+			return usage_error("report", "--sort must be cost, "
+						     "calls, sizes, growth or "
+						     "name");
+		s->sort = (enum report_sort)k;
+		return 0;
+	case 'f':
+		s->filter = arg;
+		return 0;
+	case 'n':
+		n = strtoull(arg, &end, 10);
+		if (*end || !*arg || *arg == '-' || !n)
+			return usage_error("report",
+					   "--limit takes a positive number");
+		s->limit = (size_t)n;
+		return 0;
+	default: /* 'c' */
+		if ((k = pick(arg, colours, 3)) < 0)
+			return usage_error("report", "--color must be auto, "
+						     "always or never");
+		s->colour = k == 2 ? -1 : k;
+		return 0;
+	}
+}
+
+/* @return 0 to report, -1 after --help, or the exit status of bad
+ * usage. */
 static int parse_options(int argc, char **argv, struct settings *s)
 {
 	static const struct option longopts[] = {
@@ -212,104 +299,26 @@ static int parse_options(int argc, char **argv, struct settings *s)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const stats[] = { "worst", "mean", "best" };
-	static const char *const sizes[] = { "trms", "rms" };
-	static const char *const sorts[] = { "cost", "calls", "sizes",
-					     "growth", "name" };
-	static const char *const colours[] = { "never", "always", "auto" };
-	int c, k, rc = 0;
-	char *end;
+	int c, rc = 0;
 
 	while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			rc = set_form(s, FORM_TUPLES);
-			break;
-		case 'T':
-			rc = set_form(s, FORM_TREE);
-			break;
-		case 'F':
-			rc = set_form(s, FORM_FOLDED);
-			break;
-		case 'j':
-			rc = set_form(s, FORM_JSON);
-			break;
-		case 'H':
-			if (!*optarg)
-				return usage_error("report",
-						   "--html takes a file name");
-			s->html_out = optarg;
-			rc = set_form(s, FORM_HTML);
-			break;
-		case 'p':
-			if (!*optarg)
-				return usage_error("report",
-						   "--pprof takes a file name");
-			s->pprof_out = optarg;
-			rc = set_form(s, FORM_PPROF);
-			break;
-		case 'P':
+		if (c && strchr("tTFjHp", c))
+			rc = form_option(s, c, optarg);
+		else if (c && strchr("mszofnc", c))
+			rc = choice_option(s, c, optarg);
+		else if (c == 'P')
 			s->opt.per_thread = true;
-			break;
-		case 'l':
+		else if (c == 'l')
 			s->lines = true;
-			break;
-		case 'M':
+		else if (c == 'M')
 			s->mangled = true;
-			break;
-		case 'm':
-			s->min_percent = strtod(optarg, &end);
-			if (*end || !*optarg || s->min_percent < 0 ||
-			    s->min_percent > 100)
-				return usage_error("report",
-						   "--min takes a percentage");
-			break;
-		case 's':
-			if ((k = pick(optarg, stats, 3)) < 0)
-				return usage_error("report", "--stat must be "
-							     "worst, mean or "
-							     "best");
-			s->opt.stat = (enum cost_stat)k;
-			break;
-		case 'z':
-			if ((k = pick(optarg, sizes, 2)) < 0)
-				return usage_error("report",
-						   "--size must be trms or rms");
-			s->opt.metric = k ? METRIC_RMS : METRIC_TRMS;
-			break;
-		case 'o':
-			if ((k = pick(optarg, sorts, 5)) < 0)
-				return usage_error("report", "--sort must be "
-							     "cost, calls, "
-							     "sizes, growth "
-							     "or name");
-			s->sort = (enum report_sort)k;
-			break;
-		case 'f':
-			s->filter = optarg;
-			break;
-		case 'n': {
-			unsigned long long n = strtoull(optarg, &end, 10);
-			if (*end || !*optarg || *optarg == '-' || !n)
-				return usage_error("report", "--limit takes a "
-							     "positive number");
-			s->limit = (size_t)n;
-			break;
-		}
-		case 'c':
-			if ((k = pick(optarg, colours, 3)) < 0)
-				return usage_error("report", "--color must be "
-							     "auto, always or "
-							     "never");
-			s->colour = k == 2 ? -1 : k;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return -1;
-		default:
-			return usage_error("report", NULL);
-		}
+		else if (c == 'h')
+			rc = -1;
+		else
+			rc = usage_error("report", NULL);
 	}
+	if (rc == -1)
+		fputs(usage, stdout);
 	if (rc)
 		return rc;
 	if (optind == argc)
@@ -366,10 +375,11 @@ static int print_report(const struct settings *s, struct report *r,
 		report_print_json(r, tree, paths, n_docs, stdout);
 	} else if (s->form == FORM_HTML) {
 		char err[512];
-		status = report_write_html(r, tree, paths, n_docs, s->html_out,
-					   err, sizeof(err));
-		if (status)
+		if (report_write_html(r, tree, paths, n_docs, s->html_out, err,
+				      sizeof(err))) {
 			fprintf(stderr, "trms report: %s\n", err);
+			status = 1;
+		}
 	} else {
 		if (r->n_regions)
 			report_print_table(r, stdout, want_colour(s->colour));
@@ -391,6 +401,77 @@ static int print_report(const struct settings *s, struct report *r,
 	return status;
 }
 
+/* Every profile of @paths into @docs (zeroed).  @return 0, or the exit
+ * status of a profile that cannot be read, with a message. */
+static int read_profiles(const struct settings *s, char *const *paths,
+			 size_t n_docs, struct profile_doc *docs)
+{
+	char err[512];
+
+	for (size_t i = 0; i < n_docs; i++) {
+		if (profile_read(paths[i], &docs[i], err, sizeof(err))) {
+			fprintf(stderr, "trms report: %s\n", err);
+			return 2;
+		}
+	}
+	if (!s->mangled && s->form != FORM_TUPLES)
+		for (size_t i = 0; i < n_docs; i++)
+			profile_demangle(&docs[i]);
+	return 0;
+}
+
+/* --pprof OUT.  @return the exit status. */
+static int write_pprof(const struct settings *s, struct profile_doc *docs,
+		       size_t n_docs)
+{
+	uint8_t *bytes;
+	size_t len;
+	char err[512];
+
+	if (pprof_build(docs, n_docs, s->pprof_out, &bytes, &len, err,
+			sizeof(err))) {
+		fprintf(stderr, "trms report: %s\n", err);
+		return 2;
+	}
+	int rc = output_file_write(s->pprof_out, bytes, len, err, sizeof(err));
+	free(bytes);
+	if (rc) {
+		fprintf(stderr, "trms report: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+/* The report in the form asked for.  @return the exit status. */
+static int print_form(const struct settings *s, struct report *r,
+		      struct profile_doc *docs, size_t n_docs,
+		      char *const *paths)
+{
+	struct view v;
+
+	switch (s->form) {
+	case FORM_PPROF:
+		return write_pprof(s, docs, n_docs);
+	case FORM_TUPLES:
+		print_tuples(r);
+		return 0;
+	case FORM_TREE:
+	case FORM_FOLDED:
+		build_view(&v, s, docs, n_docs);
+		if (s->form == FORM_TREE)
+			view_print_tree(&v, stdout, s->min_percent);
+		else
+			view_print_folded(&v, stdout);
+		view_free(&v);
+		return 0;
+	case FORM_TABLE:
+	case FORM_JSON:
+	case FORM_HTML:
+		break;
+	}
+	return print_report(s, r, docs, n_docs, paths);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct settings s = {
@@ -399,73 +480,30 @@ int cmd_report(int argc, char **argv)
 		.colour = -1,
 		.min_percent = 1.0,
 	};
+	struct profile_paths inputs;
+	struct report r = { 0 };
+	char err[512];
 	int status = parse_options(argc, argv, &s);
 
 	if (status)
 		return status < 0 ? 0 : status;
-
-	struct profile_paths inputs;
-	char err[512];
-
 	if (profile_paths_expand(argv + optind, (size_t)(argc - optind),
 				 &inputs, err, sizeof(err))) {
 		fprintf(stderr, "trms report: %s\n", err);
 		return 2;
 	}
-	size_t n_docs = inputs.n;
-	char *const *paths = inputs.paths;
-	struct profile_doc *docs = calloc(n_docs, sizeof(*docs));
-	struct report r = { 0 };
-
-	if (!docs) {
-		fprintf(stderr, "trms: out of memory\n");
-		return 1;
-	}
-	for (size_t i = 0; i < n_docs && !status; i++)
-		if (profile_read(paths[i], &docs[i], err, sizeof(err))) {
-			fprintf(stderr, "trms report: %s\n", err);
-			status = 2;
-		}
-	for (size_t i = 0; i < n_docs && !status; i++)
-		if (!s.mangled && s.form != FORM_TUPLES)
-			profile_demangle(&docs[i]);
-	if (!status && report_build(&r, docs, n_docs, &s.opt, err,
+	struct profile_doc *docs = xcalloc(inputs.n, sizeof(*docs));
+	status = read_profiles(&s, inputs.paths, inputs.n, docs);
+	if (!status && report_build(&r, docs, inputs.n, &s.opt, err,
 				    sizeof(err))) {
 		fprintf(stderr, "trms report: %s\n", err);
 		status = 2;
 	}
-	if (status)
-		goto out;
-	switch (s.form) {
-	case FORM_PPROF:
-		status = pprof_export(s.pprof_out, docs, n_docs, err,
-				      sizeof(err));
-		if (status)
-			fprintf(stderr, "trms report: %s\n", err);
-		break;
-	case FORM_TUPLES:
-		print_tuples(&r);
-		break;
-	case FORM_TREE:
-	case FORM_FOLDED: {
-		struct view v;
-		build_view(&v, &s, docs, n_docs);
-		if (s.form == FORM_TREE)
-			view_print_tree(&v, stdout, s.min_percent);
-		else
-			view_print_folded(&v, stdout);
-		view_free(&v);
-		break;
-	}
-	case FORM_TABLE:
-	case FORM_JSON:
-	case FORM_HTML:
-		status = print_report(&s, &r, docs, n_docs, paths);
-		break;
-	}
-out:
+	if (!status)
+		status = print_form(&s, &r, docs, inputs.n, inputs.paths);
 	report_free(&r);
-	for (size_t i = 0; i < n_docs; i++)
+	/* Unread profiles are zeroed, which profile_doc_free() takes. */
+	for (size_t i = 0; i < inputs.n; i++)
 		profile_doc_free(&docs[i]);
 	free(docs);
 	profile_paths_free(&inputs);

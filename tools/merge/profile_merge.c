@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "profile_merge_internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ int merge_fail(struct merge *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(m->err, m->errlen, fmt, ap);
 	va_end(ap);
-	return -1;
+	return -EINVAL;
 }
 
 /* The array of one kind of thing of @doc (its threads, say), and their
@@ -84,9 +85,11 @@ int profile_merge(const struct profile_doc *inputs, size_t n,
 		merge_symbols(&m);
 		rc = merge_trees(&m);
 	}
-	if (!rc && m.overflow)
-		rc = merge_fail(&m, "the counts of the profiles add up to more "
-				    "than 64 bits hold; they cannot be merged");
+	if (!rc && m.overflow) {
+		merge_fail(&m, "the counts of the profiles add up to more than "
+			       "64 bits hold; they cannot be merged");
+		rc = -EOVERFLOW;
+	}
 	for (size_t i = 0; i < n; i++) {
 		free(m.maps[i].thread);
 		free(m.maps[i].module);

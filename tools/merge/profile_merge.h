@@ -20,13 +20,13 @@
  * modules (numbered in path order), symbols and tree nodes (numbered
  * depth first, children in a fixed order) sorted.  The inputs are left
  * unchanged; each input's path names it in messages.
- * @return 0; or -1 with a message in @err if the inputs cannot be merged
- * (costs in different units, cells of different granularity, samples of
- * different clocks or rates: "B: ..., but A has ...; they cannot be
- * merged"), if an input contradicts itself where the reader does not
- * look (a tree node in an undeclared region or module, a meta counter
- * that is not a number), or if sums overflow.  @out is then empty, safe
- * to free with profile_doc_free(). */
+ * @return 0; or, with a message in @err, -EINVAL if the inputs cannot
+ * be merged (costs in different units, cells of different granularity,
+ * samples of different clocks or rates: "B: ..., but A has ...; they
+ * cannot be merged") or an input contradicts itself where the reader
+ * does not look (a tree node in an undeclared region or module, a meta
+ * counter that is not a number), -EOVERFLOW if sums overflow.  @out is
+ * then empty, safe to free with profile_doc_free(). */
 int profile_merge(const struct profile_doc *inputs, size_t n,
 		  struct profile_doc *out, char *err, size_t errlen);
 

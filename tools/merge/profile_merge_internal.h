@@ -48,7 +48,7 @@ struct merge {
 
 /* ---- profile_merge.c: what every step uses ---- */
 
-/* The message of a failed merge, in m->err.  @return -1. */
+/* The message of a failed merge, in m->err.  @return -EINVAL. */
 int merge_fail(struct merge *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -84,8 +84,8 @@ struct input_ref *merge_input_refs(const struct merge *m, size_t array_at,
 
 /* ---- profile_merge_meta.c ---- */
 
-/* The meta lines, sorted by key.  @return 0, or merge_fail()'s -1 for
- * inputs that cannot be merged or a counter that is not a number. */
+/* The meta lines, sorted by key.  @return 0, or merge_fail()'s -EINVAL
+ * for inputs that cannot be merged or a counter that is not a number. */
 int merge_meta(struct merge *m);
 
 /* ---- profile_merge_threads.c ---- */
@@ -129,7 +129,8 @@ void merge_symbols(struct merge *m);
 /* ---- profile_merge_tree.c ---- */
 
 /* The call trees, node by node along identical paths; last.  @return 0,
- * or merge_fail()'s -1 for a node in an undeclared region or module. */
+ * or merge_fail()'s -EINVAL for a node in an undeclared region or
+ * module. */
 int merge_trees(struct merge *m);
 
 #endif

@@ -16,15 +16,17 @@
 #define TRMS_PPROF_EXPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "profile_reader.h"
 
-/* Write the samples of @docs to @path, gzip-compressed, atomically (under
- * a temporary name in the same directory, then renamed).
- * @return 0; 2 if the profiles have no samples or samples of different
- * clocks (CPU and wall time), and nothing is written; 1 if @path cannot be
- * written (it is left as it was).  Not 0: a message in @err. */
-int pprof_export(const char *path, struct profile_doc *docs, size_t n_docs,
-		 char *err, size_t errlen);
+/* The samples of @docs as a gzip-compressed pprof profile (profile.proto),
+ * in *@out, *@len bytes (free() it).  @return 0; or -EINVAL with a
+ * message in @err if the profiles have no samples (the message names
+ * @destination, the file that will not be written) or samples of
+ * different clocks (CPU and wall time). */
+int pprof_build(struct profile_doc *docs, size_t n_docs,
+		const char *destination, uint8_t **out, size_t *len,
+		char *err, size_t errlen);
 
 #endif

@@ -8,14 +8,13 @@
 #define _GNU_SOURCE
 #include "report_output.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "atomic_file.h"
+#include "output_file.h"
 #include "report_html/page.h"
+#include "xalloc.h"
 
 /* The JSON goes inside a <script type="application/json"> element, which
  * the HTML parser ends at the first "</script" and treats "<!--" in
@@ -38,67 +37,39 @@ static void put_json_in_script(FILE *out, const char *json, size_t len)
 	}
 }
 
-/* The report as JSON, in memory: 0, or an errno value. */
-static int report_json_text(const struct report *r, const struct view *tree,
-			    char *const *profiles, size_t n_profiles,
-			    char **json, size_t *len)
+/* The page: its head, the report as JSON, its tail; in memory. */
+static char *page_text(const struct report *r, const struct view *tree,
+		       char *const *profiles, size_t n_profiles, size_t *len)
 {
-	FILE *mem = open_memstream(json, len);
+	char *json = NULL, *page = NULL;
+	size_t json_len = 0;
+	FILE *mem = open_memstream(&json, &json_len);
 
 	if (!mem)
-		return errno ? errno : ENOMEM;
+		out_of_memory();
 	report_print_json(r, tree, profiles, n_profiles, mem);
-	int failed = ferror(mem);
-	if (fclose(mem) || failed) {
-		free(*json);
-		*json = NULL;
-		return ENOMEM;
-	}
-	return 0;
+	if (fclose(mem))
+		out_of_memory();
+	mem = open_memstream(&page, len);
+	if (!mem)
+		out_of_memory();
+	fwrite(report_page_head, 1, report_page_head_size, mem);
+	put_json_in_script(mem, json, json_len);
+	fwrite(report_page_tail, 1, report_page_tail_size, mem);
+	if (fclose(mem))
+		out_of_memory();
+	free(json);
+	return page;
 }
 
 int report_write_html(const struct report *r, const struct view *tree,
 		      char *const *profiles, size_t n_profiles,
 		      const char *path, char *err, size_t errlen)
 {
-	char *json = NULL;
-	size_t json_len = 0;
-	struct atomic_file f;
-	FILE *out;
-	int saved;
+	size_t len;
+	char *page = page_text(r, tree, profiles, n_profiles, &len);
+	int rc = output_file_write(path, page, len, err, errlen);
 
-	saved = report_json_text(r, tree, profiles, n_profiles, &json,
-				 &json_len);
-	if (saved)
-		goto fail;
-	if (atomic_file_open(&f, path, err, errlen)) {
-		free(json);
-		return 1;
-	}
-	if (!(out = fdopen(f.fd, "w"))) {
-		saved = errno;
-		close(f.fd);
-		atomic_file_abort(&f);
-		goto fail;
-	}
-	errno = 0;
-	fwrite(report_page_head, 1, report_page_head_size, out);
-	put_json_in_script(out, json, json_len);
-	fwrite(report_page_tail, 1, report_page_tail_size, out);
-	/* fclose flushes: the error of a write that failed late is its. */
-	saved = ferror(out) ? (errno ? errno : EIO) : 0;
-	if (fclose(out) && !saved)
-		saved = errno ? errno : EIO;
-	if (saved)
-		atomic_file_abort(&f);
-	else
-		saved = atomic_file_commit(&f);
-	if (!saved) {
-		free(json);
-		return 0;
-	}
-fail:
-	free(json);
-	snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
-	return 1;
+	free(page);
+	return rc;
 }

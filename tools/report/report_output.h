@@ -22,10 +22,10 @@ void report_print_json(const struct report *r, const struct view *tree,
 		       char *const *profiles, size_t n_profiles, FILE *out);
 
 /* The report as one self-contained HTML page at @path (written
- * atomically: a temporary file in its directory, then renamed), with
- * plots of every region and, if @tree is not NULL, the calling context
- * tree as an icicle.  @return 0; 1 with a message in @err if @path
- * cannot be written (it is left as it was). */
+ * atomically: output_file.h), with plots of every region and, if @tree
+ * is not NULL, the calling context tree as an icicle.  @return 0; or
+ * -errno with a message in @err if @path cannot be written (it is left
+ * as it was). */
 int report_write_html(const struct report *r, const struct view *tree,
 		      char *const *profiles, size_t n_profiles,
 		      const char *path, char *err, size_t errlen);

@@ -50,12 +50,8 @@ static int add_directory(struct profile_paths *p, size_t *cap,
 		if (!is_profile_name(e->d_name))
 			continue;
 		char *path;
-		if (asprintf(&path, "%s%s%s", dir,
-			     dir[strlen(dir) - 1] == '/' ? "" : "/",
-			     e->d_name) < 0) {
-			fputs("trms: out of memory\n", stderr);
-			exit(1);
-		}
+		xasprintf(&path, "%s%s%s", dir,
+			  dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
 		add(p, cap, path);
 	}
 	closedir(d);
@@ -89,7 +85,7 @@ int profile_paths_expand(char *const *args, size_t n,
 					 "directory",
 					 args[i]);
 			profile_paths_free(out);
-			return 2;
+			return found < 0 ? found : -ENOENT;
 		}
 	}
 	return 0;

@@ -15,8 +15,8 @@ struct profile_paths {
 
 /* Each of @args (@n of them) as it is, or, for a directory, the files
  * in it whose names end in ".trms" (not hidden ones), sorted by name.
- * @return 0, or 2 (the exit status of a bad input) with a message in
- * @err: a directory with no profile in it, or one that cannot be read. */
+ * @return 0; or, with a message in @err, -ENOENT for a directory with no
+ * profile in it, or the -errno of one that cannot be read. */
 int profile_paths_expand(char *const *args, size_t n,
 			 struct profile_paths *out, char *err, size_t errlen);
 
