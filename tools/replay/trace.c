@@ -12,6 +12,7 @@
 
 #include "fnv1a.h"
 #include "shadow.h"
+#include "xalloc.h"
 
 static const char *const op_names[] = {
 	[TRACE_CALL] = "call",	 [TRACE_RETURN] = "return",
@@ -48,11 +49,7 @@ static void *grow_array(void *p, size_t *cap, size_t need, size_t elem)
 	size_t cap2 = *cap ? *cap : 16;
 	while (cap2 < need)
 		cap2 *= 2;
-	void *q = realloc(p, cap2 * elem);
-	if (!q) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
+	void *q = xrealloc(p, cap2 * elem);
 	*cap = cap2;
 	return q;
 }
@@ -75,11 +72,7 @@ static void index_rebuild(uint32_t **index, size_t *cap, size_t n,
 	while (cap2 < 2 * (n + 1))
 		cap2 *= 2;
 	free(*index);
-	*index = calloc(cap2, sizeof(**index));
-	if (!*index) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
+	*index = xcalloc(cap2, sizeof(**index));
 	*cap = cap2;
 	for (uint32_t i = 0; i < n; i++) {
 		size_t j = key_hash(t, i) & (cap2 - 1);
@@ -111,11 +104,7 @@ uint32_t trace_name(struct trace *t, const char *name)
 			return t->name_index[j] - 1;
 	t->names = grow_array(t->names, &t->cap_names, t->n_names + 1,
 			      sizeof(*t->names));
-	t->names[t->n_names] = strdup(name);
-	if (!t->names[t->n_names]) {
-		fprintf(stderr, "trms: out of memory\n");
-		exit(1);
-	}
+	t->names[t->n_names] = xstrdup(name);
 	t->name_index[j] = (uint32_t)++t->n_names;
 	return (uint32_t)(t->n_names - 1);
 }
@@ -171,18 +160,30 @@ static bool parse_number(const char *s, bool hex_ok, uint64_t *out)
 	return errno == 0 && *end == '\0';
 }
 
-static int fail(char *err, size_t errlen, const char *name, size_t line,
-		const char *fmt, ...)
+/* A trace being parsed. */
+struct parsing {
+	const char *name;
+	size_t line;
+	char *err;
+	size_t errlen;
+	size_t *depth, depth_cap; /* pending calls, per thread */
+};
+
+/* "NAME:LINE: " and the message into p->err.  @return -EINVAL. */
+static int fail(struct parsing *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct parsing *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(err, errlen, "%s:%zu: ", name, line);
+	int n = snprintf(p->err, p->errlen, "%s:%zu: ", p->name, p->line);
 
-	if (n < 0 || (size_t)n >= errlen)
-		return -1;
+	if (n < 0 || (size_t)n >= p->errlen)
+		return -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
 	va_end(ap);
-	return -1;
+	return -EINVAL;
 }
 
 #define MAX_FIELDS 5
@@ -213,110 +214,100 @@ static int parse_op(const char *s)
 	return -1;
 }
 
+/* The operation and thread of a line of @n fields, and whether it has
+ * the fields its operation takes. */
+static int parse_head(struct parsing *p, char **f, size_t n, uint64_t *tid,
+		      int *op)
+{
+	if (!parse_number(f[0], false, tid) || *tid > UINT32_MAX)
+		return fail(p, "bad thread id '%s'", f[0]);
+	if (n < 2)
+		return fail(p, "missing operation after the thread id");
+	*op = parse_op(f[1]);
+	if (*op < 0)
+		return fail(p, "unknown operation '%s' (expected call, return, "
+			       "read, write, kread or kwrite)",
+			    f[1]);
+	size_t want = *op == TRACE_CALL ? 3 : *op == TRACE_RETURN ? 2 : 4;
+	if (n < want)
+		return fail(p, "missing %s for '%s'",
+			    *op == TRACE_CALL ? "region name"
+			    : n == 2	       ? "address and size"
+					       : "size",
+			    f[1]);
+	if (n > want)
+		return fail(p, "extra field '%s' after '%s'",
+			    n > MAX_FIELDS ? "..." : f[want], f[1]);
+	return 0;
+}
+
+/* The range of an access: "<addr> <size>". */
+static int parse_range(struct parsing *p, char **f, struct trace_event *e)
+{
+	if (!parse_number(f[2], true, &e->addr))
+		return fail(p, "bad address '%s'", f[2]);
+	if (!parse_number(f[3], false, &e->size))
+		return fail(p, "bad size '%s'", f[3]);
+	if (e->size == 0)
+		return fail(p, "size must be at least 1");
+	if (e->addr >= SHADOW_ADDR_LIMIT || e->size > SHADOW_ADDR_LIMIT - e->addr)
+		return fail(p, "range beyond the 47-bit address space");
+	return 0;
+}
+
+/* The event of a line of @n fields @f (at least one), appended to @t. */
+static int parse_event(struct parsing *p, struct trace *t, char **f, size_t n)
+{
+	struct trace_event e = { 0 };
+	uint64_t tid;
+	int op = 0, rc = parse_head(p, f, n, &tid, &op);
+
+	if (rc)
+		return rc;
+	e.op = (uint32_t)op;
+	size_t known = t->n_threads;
+	e.thread = trace_thread(t, tid);
+	p->depth = grow_array(p->depth, &p->depth_cap, t->n_threads,
+			      sizeof(*p->depth));
+	if (t->n_threads > known)
+		p->depth[e.thread] = 0;
+	if (op == TRACE_CALL) {
+		e.name = trace_name(t, f[2]);
+		p->depth[e.thread]++;
+	} else if (op == TRACE_RETURN) {
+		if (!p->depth[e.thread])
+			return fail(p, "return on thread %llu, which has no "
+				       "pending activation",
+				    (unsigned long long)tid);
+		p->depth[e.thread]--;
+	} else if ((rc = parse_range(p, f, &e))) {
+		return rc;
+	}
+	return trace_append(t, &e);
+}
+
 int trace_parse(FILE *f, const char *name, struct trace *t, char *err,
 		size_t errlen)
 {
+	struct parsing p = { name, 0, err, errlen, NULL, 0 };
 	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	size_t *depth = NULL, depth_cap = 0; /* pending calls per thread */
-	int rc = -1;
+	size_t cap = 0;
+	int rc = 0;
 
-	while (getline(&line, &cap, f) >= 0) {
+	while (!rc && getline(&line, &cap, f) >= 0) {
 		char *fields[MAX_FIELDS];
-		struct trace_event e = { 0 };
-		uint64_t tid;
-		size_t n, want;
-		int op;
-
-		lineno++;
-		n = split_fields(line, fields);
-		if (n == 0)
-			continue;
-		if (!parse_number(fields[0], false, &tid) || tid > UINT32_MAX) {
-			fail(err, errlen, name, lineno, "bad thread id '%s'",
-			     fields[0]);
-			goto out;
-		}
-		if (n < 2) {
-			fail(err, errlen, name, lineno,
-			     "missing operation after the thread id");
-			goto out;
-		}
-		op = parse_op(fields[1]);
-		if (op < 0) {
-			fail(err, errlen, name, lineno,
-			     "unknown operation '%s' (expected call, return, "
-			     "read, write, kread or kwrite)",
-			     fields[1]);
-			goto out;
-		}
-		want = op == TRACE_CALL ? 3 : op == TRACE_RETURN ? 2 : 4;
-		if (n < want) {
-			fail(err, errlen, name, lineno, "missing %s for '%s'",
-			     op == TRACE_CALL ? "region name"
-			     : n == 2	      ? "address and size"
-					      : "size",
-			     fields[1]);
-			goto out;
-		}
-		if (n > want) {
-			fail(err, errlen, name, lineno,
-			     "extra field '%s' after '%s'",
-			     n > MAX_FIELDS ? "..." : fields[want], fields[1]);
-			goto out;
-		}
-		e.op = (uint32_t)op;
-		size_t known = t->n_threads;
-		e.thread = trace_thread(t, tid);
-		depth = grow_array(depth, &depth_cap, t->n_threads,
-				   sizeof(*depth));
-		if (t->n_threads > known)
-			depth[e.thread] = 0;
-		if (op == TRACE_CALL) {
-			e.name = trace_name(t, fields[2]);
-			depth[e.thread]++;
-		} else if (op == TRACE_RETURN) {
-			if (!depth[e.thread]) {
-				fail(err, errlen, name, lineno,
-				     "return on thread %llu, which has no "
-				     "pending activation",
-				     (unsigned long long)tid);
-				goto out;
-			}
-			depth[e.thread]--;
-		} else {
-			if (!parse_number(fields[2], true, &e.addr)) {
-				fail(err, errlen, name, lineno,
-				     "bad address '%s'", fields[2]);
-				goto out;
-			}
-			if (!parse_number(fields[3], false, &e.size)) {
-				fail(err, errlen, name, lineno,
-				     "bad size '%s'", fields[3]);
-				goto out;
-			}
-			if (e.size == 0) {
-				fail(err, errlen, name, lineno,
-				     "size must be at least 1");
-				goto out;
-			}
-			if (e.addr >= SHADOW_ADDR_LIMIT ||
-			    e.size > SHADOW_ADDR_LIMIT - e.addr) {
-				fail(err, errlen, name, lineno,
-				     "range beyond the 47-bit address space");
-				goto out;
-			}
-		}
-		trace_append(t, &e);
+		p.line++;
+		size_t n = split_fields(line, fields);
+		if (n)
+			rc = parse_event(&p, t, fields, n);
 	}
-	if (ferror(f)) {
-		fail(err, errlen, name, lineno + 1, "read error: %s",
-		     strerror(errno));
-		goto out;
+	if (!rc && ferror(f)) {
+		int e = errno;
+		p.line++;
+		fail(&p, "read error: %s", strerror(e));
+		rc = -e;
 	}
-	rc = 0;
-out:
 	free(line);
-	free(depth);
+	free(p.depth);
 	return rc;
 }

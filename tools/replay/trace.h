@@ -49,13 +49,13 @@ struct trace {
 void trace_init(struct trace *t);
 void trace_free(struct trace *t);
 
-/* Parse all of @f into @t.  On error, @err gets "NAME:LINE: problem" and
- * -1 is returned; 0 on success. */
+/* Parse all of @f into @t.  @return 0; or, with "NAME:LINE: problem" in
+ * @err, -EINVAL for a malformed line or the -errno of a read error. */
 int trace_parse(FILE *f, const char *name, struct trace *t, char *err,
 		size_t errlen);
 
-/* Append events programmatically (tests); the same checks as parsing,
- * except that nothing is reported: -1 on a bad event. */
+/* Append events programmatically (tests), unchecked.  trace_append
+ * returns 0. */
 uint32_t trace_thread(struct trace *t, uint64_t tid);
 uint32_t trace_name(struct trace *t, const char *name);
 int trace_append(struct trace *t, const struct trace_event *e);
