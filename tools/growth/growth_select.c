@@ -91,74 +91,80 @@ static void set_range(struct selection *s, enum growth_class x,
 	s->range_low = x < y ? x : y;
 	s->range_high = x < y ? y : x;
 }
-void growth_select_class(const struct point_set *ps, struct selection *s)
+
+/* The best class by score and the runner-up; ties go to the slower
+ * class.  A constant that fits to rounding error wins alone. */
+static void rank_classes(const struct selection *s, enum growth_class *winner,
+			 enum growth_class *runner_up)
 {
-	enum growth_class winner = GROWTH_CONSTANT;
-	enum growth_class runner_up = GROWTH_INSUFFICIENT;
-	double best_smape = INFINITY;
-
-	memset(s, 0, sizeof(*s));
-	for (int g = 0; g < GROWTH_MODELS; g++)
-		growth_fit_model(ps, (enum growth_class)g, &s->models[g]);
-	growth_fit_exponential(ps, &s->exponential);
-
-	/* Winner and runner-up by score; ties go to the slower class. */
+	*winner = GROWTH_CONSTANT;
+	*runner_up = GROWTH_INSUFFICIENT;
 	for (int g = 1; g < GROWTH_MODELS; g++) {
 		double sc = score(&s->models[g]);
 
-		if (sc < score(&s->models[winner])) {
-			runner_up = winner;
-			winner = (enum growth_class)g;
+		if (sc < score(&s->models[*winner])) {
+			*runner_up = *winner;
+			*winner = (enum growth_class)g;
 		} else if (sc < INFINITY &&
-			   (runner_up == GROWTH_INSUFFICIENT ||
-			    sc < score(&s->models[runner_up]))) {
-			runner_up = (enum growth_class)g;
+			   (*runner_up == GROWTH_INSUFFICIENT ||
+			    sc < score(&s->models[*runner_up]))) {
+			*runner_up = (enum growth_class)g;
 		}
 	}
 	if (s->models[GROWTH_CONSTANT].smape <= EXACT_SMAPE) {
-		winner = GROWTH_CONSTANT;
-		runner_up = GROWTH_INSUFFICIENT;
+		*winner = GROWTH_CONSTANT;
+		*runner_up = GROWTH_INSUFFICIENT;
 	}
+}
+
+/* Exponential: far better than every polynomial, which must not fit to
+ * rounding error, and a growth of at least EXP_MIN_GROWTH over the
+ * sizes. */
+static bool exponential_wins(const struct point_set *ps,
+			     const struct selection *s)
+{
+	const struct growth_model *e = &s->exponential;
+	double best_smape = INFINITY;
+
 	for (int g = 0; g < GROWTH_MODELS; g++)
 		if (s->models[g].valid && s->models[g].smape < best_smape)
 			best_smape = s->models[g].smape;
+	return e->valid && best_smape > EXACT_SMAPE &&
+	       e->smape <= EXP_BETTER * best_smape &&
+	       (ps->n[ps->p - 1] - ps->n[0]) * log(e->base) >=
+		       log(EXP_MIN_GROWTH);
+}
 
-	/* Exponential: far better than every polynomial, which must not fit
-	 * to rounding error, and a growth of at least EXP_MIN_GROWTH over
-	 * the sizes. */
-	const struct growth_model *e = &s->exponential;
+/* Never a log class over a short span: the neighbour without the log,
+ * and the range up to the log class @winner; or, if that neighbour does
+ * not fit (c1 <= 0), the best class without a log factor, and no range. */
+static void without_log_factor(struct selection *s, enum growth_class winner)
+{
+	enum growth_class plain = log_neighbour(winner);
 
-	if (e->valid && best_smape > EXACT_SMAPE &&
-	    e->smape <= EXP_BETTER * best_smape &&
-	    (ps->n[ps->p - 1] - ps->n[0]) * log(e->base) >=
-		    log(EXP_MIN_GROWTH)) {
-		s->growth = GROWTH_EXP;
+	if (s->models[plain].valid) {
+		s->growth = plain;
+		set_range(s, plain, winner,
+			  "a log factor is not claimed under a 100x span");
 		return;
 	}
+	s->growth = GROWTH_CONSTANT;
+	for (int g = 1; g < GROWTH_MODELS; g++)
+		if (!is_log_class((enum growth_class)g) &&
+		    score(&s->models[g]) < score(&s->models[s->growth]))
+			s->growth = (enum growth_class)g;
+}
 
-	s->growth = winner;
-	if (is_log_class(winner) && ps->span < LOG_CLASS_SPAN) {
-		/* Never a log class over a short span: the neighbour
-		 * without the log, and the range up to the log class. */
-		enum growth_class plain = log_neighbour(winner);
-
-		if (s->models[plain].valid) {
-			s->growth = plain;
-			set_range(s, plain, winner,
-				  "a log factor is not claimed under a "
-				  "100x span");
-			return;
-		}
-		/* Its neighbour does not fit (c1 <= 0): the best class
-		 * without a log factor, and no range. */
-		s->growth = GROWTH_CONSTANT;
-		for (int g = 1; g < GROWTH_MODELS; g++)
-			if (!is_log_class((enum growth_class)g) &&
-			    score(&s->models[g]) <
-				    score(&s->models[s->growth]))
-				s->growth = (enum growth_class)g;
-		return;
-	}
+/* A range where the data cannot tell whether @winner has a log factor:
+ * its log neighbour, the runner-up, fits about as well; or the class
+ * without the log explains the data as well once given a lower-order
+ * term (n^2 + c2 n for n^2 log n, n + c2 sqrt n for n log n: a negative
+ * lower-order term over small sizes makes a cost rise faster than its
+ * leading term, like a log factor does). */
+static void log_factor_range(const struct point_set *ps, struct selection *s,
+			     enum growth_class winner,
+			     enum growth_class runner_up)
+{
 	if (runner_up != GROWTH_INSUFFICIENT &&
 	    runner_up == log_neighbour(winner) &&
 	    score(&s->models[runner_up]) <=
@@ -167,11 +173,6 @@ void growth_select_class(const struct point_set *ps, struct selection *s)
 			  "both ends fit about equally well");
 		return;
 	}
-	/* A log factor the class without it explains as well once given a
-	 * lower-order term (n^2 + c2 n for n^2 log n, n + c2 sqrt n for
-	 * n log n): a negative lower-order term over small sizes makes a
-	 * cost rise faster than its leading term, like a log factor does.
-	 * The data cannot tell them apart: the range. */
 	if (winner == GROWTH_NLOGN || winner == GROWTH_N2LOGN) {
 		enum growth_class plain = log_neighbour(winner);
 		double with_lower =
@@ -181,6 +182,25 @@ void growth_select_class(const struct point_set *ps, struct selection *s)
 			set_range(s, winner, plain,
 				  "the lower end fits as well with a "
 				  "lower-order term");
+	}
+}
+
+void growth_select_class(const struct point_set *ps, struct selection *s)
+{
+	enum growth_class winner, runner_up;
+
+	memset(s, 0, sizeof(*s));
+	for (int g = 0; g < GROWTH_MODELS; g++)
+		growth_fit_model(ps, (enum growth_class)g, &s->models[g]);
+	growth_fit_exponential(ps, &s->exponential);
+	rank_classes(s, &winner, &runner_up);
+	if (exponential_wins(ps, s)) {
+		s->growth = GROWTH_EXP;
+	} else if (is_log_class(winner) && ps->span < LOG_CLASS_SPAN) {
+		without_log_factor(s, winner);
+	} else {
+		s->growth = winner;
+		log_factor_range(ps, s, winner, runner_up);
 	}
 }
 
