@@ -321,7 +321,8 @@ static int prepare(struct run *r)
 	}
 	r->signal_fd = run_signals_take(&r->signals);
 	if (r->signal_fd < 0)
-		fprintf(stderr, "trms run: signalfd: %s\n", strerror(errno));
+		fprintf(stderr, "trms run: signalfd: %s\n",
+			strerror(-r->signal_fd));
 	if (r->signal_fd < 0 || set_environment(r)) {
 		if (r->signal_fd >= 0)
 			close(r->signal_fd);

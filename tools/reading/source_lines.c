@@ -50,7 +50,7 @@ static void parse_answer(char *text, struct profile_line *l)
 }
 
 /* Run addr2line on @n addresses of @path; fill in what it knows.
- * @return 0, or -1 if addr2line cannot be run. */
+ * @return 0, or -errno if addr2line cannot be run. */
 static int ask_addr2line(const char *path, bool demangle,
 			 struct profile_line *lines, size_t n)
 {

@@ -59,7 +59,7 @@ struct run_collector {
 /* Listen on a fresh abstract socket.  @directory and @name_template:
  * where handed profiles go (@directory NULL: nowhere, processes write
  * their own); @keep_empty: processes that recorded nothing write a
- * profile too.  @return 0, or -1 with a message in @err. */
+ * profile too.  @return 0, or -errno with a message in @err. */
 int run_collector_open(struct run_collector *c, const char *directory,
 		       const char *name_template, bool keep_empty, char *err,
 		       size_t errlen);

@@ -19,11 +19,8 @@ static char *joined(const char *a, const char *b)
 {
 	char *s;
 
-	if (asprintf(&s, "%s%s%s", a,
-		     *a && a[strlen(a) - 1] != '/' ? "/" : "", b) < 0) {
-		fputs("trms: out of memory\n", stderr);
-		exit(1);
-	}
+	xasprintf(&s, "%s%s%s", a, *a && a[strlen(a) - 1] != '/' ? "/" : "",
+		  b);
 	return s;
 }
 
@@ -68,11 +65,12 @@ static int make_default_place(struct run_place *p, const char *cwd,
 		if (errno != EEXIST)
 			break;
 	}
+	int rc = -errno;
 	fprintf(stderr,
 		"trms run: cannot make the profile directory %s in %s: %s "
 		"(choose another place with -o)\n",
-		dir, cwd, strerror(errno));
-	return -1;
+		dir, cwd, strerror(-rc));
+	return rc;
 }
 
 int run_place_choose(struct run_place *p, const char *output,
@@ -83,10 +81,11 @@ int run_place_choose(struct run_place *p, const char *output,
 
 	memset(p, 0, sizeof(*p));
 	if (!getcwd(cwd, sizeof(cwd))) {
+		int rc = -errno;
 		fprintf(stderr, "trms run: cannot tell the working directory: "
 				"%s\n",
-			strerror(errno));
-		return -1;
+			strerror(-rc));
+		return rc;
 	}
 	if (!output)
 		return make_default_place(p, cwd, command);
@@ -117,8 +116,9 @@ int run_place_choose(struct run_place *p, const char *output,
 		p->directory = xstrdup(*absolute ? absolute : "/");
 		p->name_template = xstrdup(slash + 1);
 		const char *given = strrchr(output, '/');
-		p->shown = given ? strndup(output, (size_t)(given - output) + 1)
-				 : xstrdup("./");
+		p->shown = xstrdup(given ? output : "./");
+		if (given)
+			p->shown[given - output + 1] = '\0';
 		free(absolute);
 	}
 	p->template = joined(p->directory, p->name_template);

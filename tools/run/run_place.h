@@ -21,7 +21,7 @@ struct run_place {
 };
 
 /* The place for -o @output (NULL: the default directory, made now, named
- * after @command).  @return 0, or -1 with a message on stderr. */
+ * after @command).  @return 0, or -errno with a message on stderr. */
 int run_place_choose(struct run_place *p, const char *output,
 		     const char *command);
 

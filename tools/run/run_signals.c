@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "run_signals.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -49,8 +50,9 @@ int run_signals_take(struct run_signals *s)
 	}
 	sigaddset(&s->taken, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &s->taken, NULL))
-		return -1;
-	return signalfd(-1, &s->taken, SFD_NONBLOCK | SFD_CLOEXEC);
+		return -errno;
+	int fd = signalfd(-1, &s->taken, SFD_NONBLOCK | SFD_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
 }
 
 void run_signals_restore(const struct run_signals *s)

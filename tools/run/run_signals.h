@@ -34,7 +34,7 @@ struct run_signals {
 void run_signals_record(struct run_signals *s);
 
 /* Block the signals to forward and SIGCHLD, and return a signalfd for
- * them (non-blocking, close-on-exec); -1 on failure. */
+ * them (non-blocking, close-on-exec), or -errno. */
 int run_signals_take(struct run_signals *s);
 
 /* In the command's process, before exec: the dispositions and mask as

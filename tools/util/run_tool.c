@@ -16,7 +16,7 @@ int tool_start(struct tool_run *run, char *const argv[])
 	run->out = NULL;
 	run->child = -1;
 	if (pipe2(fds, O_CLOEXEC) != 0)
-		return -1;
+		return -errno;
 	fflush(NULL);
 	run->child = fork();
 	if (run->child == 0) {
@@ -29,15 +29,15 @@ int tool_start(struct tool_run *run, char *const argv[])
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	int rc = run->child < 0 ? -errno : 0;
 	close(fds[1]);
-	if (run->child > 0)
-		run->out = fdopen(fds[0], "r");
-	if (!run->out) {
+	if (run->child > 0 && !(run->out = fdopen(fds[0], "r")))
+		rc = -errno;
+	if (rc) {
 		close(fds[0]);
 		tool_finish(run);
-		return -1;
 	}
-	return 0;
+	return rc;
 }
 
 int tool_finish(struct tool_run *run)
@@ -48,8 +48,9 @@ int tool_finish(struct tool_run *run)
 		fclose(run->out);
 	run->out = NULL;
 	if (run->child <= 0)
-		return -1;
+		return -ECHILD;
 	while (waitpid(run->child, &status, 0) < 0 && errno == EINTR)
 		;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -1 : 0;
+	/* 127: the program could not be run (not installed). */
+	return WIFEXITED(status) && WEXITSTATUS(status) == 127 ? -ENOENT : 0;
 }

@@ -15,11 +15,11 @@ struct tool_run {
 };
 
 /* Start @argv (looked up in PATH) with standard input and error on
- * /dev/null.  @return 0 with run->out to read, or -1. */
+ * /dev/null.  @return 0 with run->out to read, or -errno. */
 int tool_start(struct tool_run *run, char *const argv[]);
 
-/* Close the output and wait for the program.  @return 0, or -1 if it
- * could not be run at all. */
+/* Close the output and wait for the program.  @return 0, or -ENOENT if
+ * it could not be run at all (-ECHILD if it was never started). */
 int tool_finish(struct tool_run *run);
 
 #endif
