@@ -1,6 +1,6 @@
 #!/bin/sh
 # overflow.sh TRMS WORKDIR - tuples combine by one rule in `trms report`
-# and `trms merge` (tools/merge/tuple_merge.c), and both refuse sums that
+# and `trms merge` (tools/merge/merge_rules.c), and both refuse sums that
 # do not fit in 64 bits instead of printing them wrapped: two profiles
 # whose tuples of one region and size add up to more than 2^64 - 1, as
 # files and within one file (two threads), get exit status 2 and one

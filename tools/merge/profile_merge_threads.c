@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "merge_rules.h"
 #include "xalloc.h"
 
 /* --- Regions ----------------------------------------------------------- */
@@ -66,16 +67,12 @@ bool merge_map_region(const struct merge *m, size_t input, uint64_t id,
 
 /* --- Threads ----------------------------------------------------------- */
 
-/* Threads are the same thread if they have the same name, or if neither
- * has a name and they have the same ordinal (as trms report says). */
+/* Threads are the same thread as merge_rules.h says (and trms report). */
 static int compare_identity(const struct profile_thread *x,
 			    const struct profile_thread *y)
 {
-	if (!x->name != !y->name)
-		return x->name ? 1 : -1;
-	if (x->name)
-		return strcmp(x->name, y->name);
-	return merge_compare_u64(x->ordinal, y->ordinal);
+	return thread_identity_compare(x->name, x->ordinal, y->name,
+				       y->ordinal);
 }
 
 static int compare_thread_refs(const void *a, const void *b)

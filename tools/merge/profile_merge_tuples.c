@@ -1,14 +1,14 @@
 /*
  * profile_merge_tuples.c - the tuples of a merge: put in the merged
  * regions' and threads' numbers, then combined per region, thread,
- * metric and input size by the format's rule (tuple_merge.h: exactly, in
+ * metric and input size by the format's rule (merge_rules.h: exactly, in
  * any order).
  */
 #include "profile_merge_internal.h"
 
 #include <stdlib.h>
 
-#include "tuple_merge.h"
+#include "merge_rules.h"
 #include "xalloc.h"
 
 static int compare_tuples(const void *a, const void *b)

@@ -12,20 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tuple_merge.h"
+#include "merge_rules.h"
 #include "xalloc.h"
 
-/* Unnamed threads (by ordinal) first, then named ones by name. */
+/* Threads by identity (merge_rules.h): unnamed ones by ordinal first,
+ * then named ones by name. */
 static int compare_threads(const struct report_row *x,
 			   const struct report_row *y)
 {
-	if (!x->thread != !y->thread)
-		return x->thread ? 1 : -1;
-	if (x->thread)
-		return strcmp(x->thread, y->thread);
-	return x->thread_ordinal < y->thread_ordinal   ? -1
-	       : x->thread_ordinal > y->thread_ordinal ? 1
-						       : 0;
+	return thread_identity_compare(x->thread, x->thread_ordinal,
+				       y->thread, y->thread_ordinal);
 }
 
 static int compare_rows(const void *a, const void *b)

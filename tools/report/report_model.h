@@ -68,7 +68,7 @@ struct report {
 };
 
 /* Read the tuples of @docs into @r and compute every region, the tuples
- * combined by the rule of tuple_merge.h.  @return 0; or, with a message
+ * combined by the rule of merge_rules.h.  @return 0; or, with a message
  * in @err, -EINVAL if the profiles cannot be combined (costs in
  * different units) or -EOVERFLOW if their sums do not fit (then @r is
  * still to be freed with report_free). */

@@ -1,10 +1,12 @@
 /*
- * tuple_merge.c - tuples combined, sums checked (see tuple_merge.h).
+ * merge_rules.c - how tuples and threads of several profiles combine (see
+ * merge_rules.h).
  */
-#include "tuple_merge.h"
+#include "merge_rules.h"
 
 #include <errno.h>
 #include <stdbool.h>
+#include <string.h>
 
 int tuple_merge_checked(struct tuple_data *into,
 			const struct tuple_data *tuple)
@@ -28,4 +30,14 @@ int tuple_merge_checked(struct tuple_data *into,
 	}
 	tuple_merge(into, tuple);
 	return overflow ? -EOVERFLOW : 0;
+}
+
+int thread_identity_compare(const char *x_name, uint32_t x_ordinal,
+			    const char *y_name, uint32_t y_ordinal)
+{
+	if (!x_name != !y_name)
+		return x_name ? 1 : -1;
+	if (x_name)
+		return strcmp(x_name, y_name);
+	return x_ordinal < y_ordinal ? -1 : x_ordinal > y_ordinal;
 }
