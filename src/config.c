@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,76 +13,68 @@
 
 struct config config;
 
-struct setting {
-	const char *name;
-	const char *accepted; /* for messages and help */
-	const char *help;
-	const char *fallback; /* the default, as text */
-	/* 0 if @value is valid (and applied), -1 if not */
-	int (*apply)(const char *value);
-};
-
-static int apply_output(const char *value)
+static int apply_output(struct config *c, const char *value)
 {
 	size_t len = strlen(value);
 
-	if (len == 0 || len >= sizeof(config.output))
-		return -1;
-	memcpy(config.output, value, len + 1);
+	if (len == 0 || len >= sizeof(c->output))
+		return -EINVAL;
+	memcpy(c->output, value, len + 1);
 	return 0;
 }
 
-static int apply_granularity(const char *value)
+static int apply_granularity(struct config *c, const char *value)
 {
 	static const char *const allowed[] = { "1", "2", "4", "8", "16" };
 
 	for (unsigned i = 0; i < 5; i++) {
 		if (!strcmp(value, allowed[i])) {
-			config.granularity = 1u << i;
+			c->granularity = 1u << i;
 			return 0;
 		}
 	}
-	return -1;
+	return -EINVAL;
 }
 
-static int apply_cost(const char *value)
+static int apply_cost(struct config *c, const char *value)
 {
 	if (!strcmp(value, "ns"))
-		config.cost = COST_NS;
+		c->cost = COST_NS;
 	else if (!strcmp(value, "events"))
-		config.cost = COST_EVENTS;
+		c->cost = COST_EVENTS;
 	else
-		return -1;
+		return -EINVAL;
 	return 0;
 }
 
-static int apply_verbose(const char *value)
+static int apply_verbose(struct config *c, const char *value)
 {
 	if (strlen(value) != 1 || value[0] < '0' || value[0] > '2')
-		return -1;
-	config.verbose = value[0] - '0';
+		return -EINVAL;
+	c->verbose = value[0] - '0';
 	return 0;
 }
 
-static int apply_sample_hz(const char *value)
+static int apply_sample_hz(struct config *c, const char *value)
 {
 	char *end;
 	unsigned long hz = strtoul(value, &end, 10);
 
-	if (!*value || *end || hz > 10000)
-		return -1;
-	config.sample_hz = (unsigned)hz;
+	/* strtoul takes "-0" and wraps "-5": neither is a rate. */
+	if (!*value || *end || hz > 10000 || *value == '-')
+		return -EINVAL;
+	c->sample_hz = (unsigned)hz;
 	return 0;
 }
 
-static int apply_sample_clock(const char *value)
+static int apply_sample_clock(struct config *c, const char *value)
 {
 	if (!strcmp(value, "cpu"))
-		config.sample_wall = false;
+		c->sample_wall = false;
 	else if (!strcmp(value, "wall"))
-		config.sample_wall = true;
+		c->sample_wall = true;
 	else
-		return -1;
+		return -EINVAL;
 	return 0;
 }
 
@@ -103,27 +96,27 @@ static bool toggle_signal_allowed(long sig)
 	return true;
 }
 
-static int apply_sample_signal(const char *value)
+static int apply_sample_signal(struct config *c, const char *value)
 {
 	char *end;
 	long sig = strtol(value, &end, 10);
 
 	if (!*value)
-		config.sample_toggle_signal = 0;
+		c->sample_toggle_signal = 0;
 	else if (*end || !toggle_signal_allowed(sig))
-		return -1;
+		return -EINVAL;
 	else
-		config.sample_toggle_signal = (int)sig;
+		c->sample_toggle_signal = (int)sig;
 	return 0;
 }
 
-static int apply_run_socket(const char *value)
+static int apply_run_socket(struct config *c, const char *value)
 {
 	size_t len = strlen(value);
 
-	if (len >= sizeof(config.run_socket))
-		return -1;
-	memcpy(config.run_socket, value, len + 1);
+	if (len >= sizeof(c->run_socket))
+		return -EINVAL;
+	memcpy(c->run_socket, value, len + 1);
 	return 0;
 }
 
@@ -131,67 +124,78 @@ static int apply_run_socket(const char *value)
 static int apply_flag(const char *value, bool *flag)
 {
 	if (strcmp(value, "0") && strcmp(value, "1"))
-		return -1;
+		return -EINVAL;
 	*flag = value[0] == '1';
 	return 0;
 }
 
-static int apply_off(const char *value)
+static int apply_off(struct config *c, const char *value)
 {
-	return apply_flag(value, &config.off);
+	return apply_flag(value, &c->off);
 }
 
-static int apply_sample_trap(const char *value)
+static int apply_sample_trap(struct config *c, const char *value)
 {
-	return apply_flag(value, &config.sample_trap);
+	return apply_flag(value, &c->sample_trap);
 }
 
-static const struct setting settings[] = {
+/* Every setting; `trms run` offers those with a run option as options of
+ * its own, which set the variable (see config_run_option). */
+static const struct config_setting settings[] = {
 	{ "TRMS_OUTPUT", "a path; %p is the pid, %e the name the program "
 			 "was started as, %% a percent sign",
 	  "where the profile is written; under `trms run`, where trms run "
 	  "says",
-	  "%e.%p.trms", apply_output },
+	  "%e.%p.trms", { 0 }, apply_output },
 	{ "TRMS_GRANULARITY", "1, 2, 4, 8 or 16",
 	  "bytes per memory cell: smaller is exact to the byte, larger "
 	  "uses less shadow memory",
-	  "4", apply_granularity },
+	  "4", { 'g', "granularity", "K", "1, 2, 4, 8 or 16" },
+	  apply_granularity },
 	{ "TRMS_COST", "ns or events",
 	  "ns: elapsed time; events: number of trms_read/trms_write calls "
 	  "(deterministic)",
-	  "ns", apply_cost },
+	  "ns", { 'c', "cost", "UNIT", "ns or events" }, apply_cost },
 	{ "TRMS_VERBOSE", "0, 1 or 2",
 	  "1: say at start that the library is active and at exit where the "
 	  "profile went; 2: debugging detail",
-	  "0", apply_verbose },
+	  "0", { 0 }, apply_verbose },
 	{ "TRMS_OFF", "0 or 1",
 	  "1: the library stays loaded but records and writes nothing", "0",
-	  apply_off },
+	  { 0 }, apply_off },
 	{ "TRMS_SAMPLE_HZ", "0 to 10000",
 	  "call-stack samples per second of each thread's CPU time (0: "
 	  "no sampling); up to the kernel's tick rate (at least 100) "
 	  "the tick times them at almost no cost, faster needs a "
 	  "perf_event timer (see docs/sampling.md)",
-	  "100", apply_sample_hz },
+	  "100",
+	  { 'F', "sample-hz", "HZ",
+	    "call-stack samples per second of each thread, 0 to 10000; 0 "
+	    "turns sampling off (default 100)" },
+	  apply_sample_hz },
 	{ "TRMS_SAMPLE_CLOCK", "cpu or wall",
 	  "cpu: sample threads as they use CPU time; wall: every thread at "
 	  "the rate, blocked or not",
-	  "cpu", apply_sample_clock },
+	  "cpu",
+	  { 0, "sample-clock", "C",
+	    "cpu (threads sampled as they use CPU time) or wall (every "
+	    "thread, blocked or not)" },
+	  apply_sample_clock },
 	{ "TRMS_SAMPLE_TRAP", "0 or 1",
 	  "above the tick rate, 1: the perf_event timer raises SIGTRAP "
 	  "itself, the cheapest way (not if a debugger is attached at "
 	  "start or the program handles SIGTRAP then); 0: it sends a "
 	  "real-time signal; see docs/sampling.md",
-	  "1", apply_sample_trap },
+	  "1", { 0 }, apply_sample_trap },
 	{ "TRMS_SAMPLE_SIGNAL",
 	  "a signal number, or empty; not SIGSEGV, SIGBUS, SIGILL, SIGFPE, "
 	  "SIGTRAP, SIGSYS, SIGKILL, SIGSTOP nor 32 or 33",
 	  "sending this signal to the process turns sampling off and on",
-	  "", apply_sample_signal },
+	  "", { 0 }, apply_sample_signal },
 	{ "TRMS_RUN_SOCKET", "what trms run sets, or empty",
 	  "set by `trms run`: where each process hands over its profile "
 	  "(or says why it has none); see `trms run --help`",
-	  "", apply_run_socket },
+	  "", { 0 }, apply_run_socket },
 };
 
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -200,31 +204,37 @@ void config_load(void)
 {
 	memset(&config, 0, sizeof(config));
 	for (size_t i = 0; i < N_SETTINGS; i++)
-		settings[i].apply(settings[i].fallback);
+		settings[i].apply(&config, settings[i].fallback);
 	log_verbosity = config.verbose;
 	for (size_t i = 0; i < N_SETTINGS; i++) {
 		const char *value = getenv(settings[i].name);
 		if (!value)
 			continue;
-		if (settings[i].apply(value) != 0) {
+		if (settings[i].apply(&config, value) != 0) {
 			log_message(LOG_CLIENT,
 				    "%s=%s is not valid (accepted: %s); using "
 				    "%s",
 				    settings[i].name, value,
 				    settings[i].accepted,
 				    settings[i].fallback);
-			settings[i].apply(settings[i].fallback);
+			settings[i].apply(&config, settings[i].fallback);
 		}
 	}
 	log_verbosity = config.verbose;
 }
 
-void config_describe(FILE *out)
+const struct config_setting *config_settings(size_t *n)
+{
+	*n = N_SETTINGS;
+	return settings;
+}
+
+const struct config_setting *config_setting(const char *name)
 {
 	for (size_t i = 0; i < N_SETTINGS; i++)
-		fprintf(out, "  %-17s %s\n  %-17s accepted: %s; default %s\n",
-			settings[i].name, settings[i].help, "",
-			settings[i].accepted, settings[i].fallback);
+		if (!strcmp(settings[i].name, name))
+			return &settings[i];
+	return NULL;
 }
 
 const char *config_cost_name(enum cost_unit cost)

@@ -1,13 +1,16 @@
 /*
  * config.h - the library's settings, read once from TRMS_* environment
- * variables.  The table in config.c is the only list of them: the
- * `trms --help` text is printed from it too.
+ * variables.  The table in config.c is the only list of them: the library
+ * parses the environment with it, `trms run` builds and checks the
+ * options that set them from it (config_settings), and `trms help` prints
+ * it.
  */
 #ifndef TRMS_CONFIG_H
 #define TRMS_CONFIG_H
 
 #include <stdbool.h>
-#include <stdio.h>
+#include <stddef.h>
+#include <stdio.h> /* not used here: files that include this rely on it */
 
 enum cost_unit { COST_NS, COST_EVENTS };
 
@@ -33,8 +36,30 @@ extern struct config config;
  * default is kept. */
 void config_load(void);
 
-/* One line per variable, for help texts. */
-void config_describe(FILE *out);
+/* A setting that `trms run` offers as an option of its own: -SHORT,
+ * --LONG ARG, "HELP" in its --help after the variable's name. */
+struct config_run_option {
+	char short_name; /* 0: a long option only */
+	const char *long_name; /* NULL: not an option of trms run */
+	const char *arg;
+	const char *help;
+};
+
+struct config_setting {
+	const char *name;     /* the environment variable */
+	const char *accepted; /* the values it takes, in words */
+	const char *help;     /* what it does, for `trms help` */
+	const char *fallback; /* the default, as text */
+	struct config_run_option run;
+	/* Set @value in @c: 0, or -EINVAL if it is not accepted. */
+	int (*apply)(struct config *c, const char *value);
+};
+
+/* Every setting, in the order help texts list them; *@n of them. */
+const struct config_setting *config_settings(size_t *n);
+
+/* The setting of variable @name, or NULL. */
+const struct config_setting *config_setting(const char *name);
 
 const char *config_cost_name(enum cost_unit cost);
 

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "output_template.h"
 #include "profile_file.h"
+#include "profile_head.h"
 #include "sys.h"
 
 #include <errno.h>
@@ -105,19 +106,6 @@ unsigned long long output_process_start(void)
 	return known;
 }
 
-/* The value of "meta @key" in the profile text @text, or NULL. */
-static const char *meta_value(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-
-	for (const char *line = text; line && *line;
-	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
-		if (!strncmp(line, "meta ", 5) &&
-		    !strncmp(line + 5, key, klen) && line[5 + klen] == ' ')
-			return line + 6 + klen;
-	return NULL;
-}
-
 /* Whether @path holds a profile written by an earlier image of this
  * process: its pid and process start are ours.  (The meta lines come
  * first; the command line among them is at most a few kilobytes.) */
@@ -125,15 +113,15 @@ static bool earlier_image(const char *path)
 {
 	char head[8192];
 	struct stat st;
+	uint64_t pid, start;
 
 	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    !sys_read_head(path, head, sizeof(head)) ||
-	    strncmp(head, "trms-profile ", 13))
+	    !profile_head_is_profile(head))
 		return false;
-	const char *pid = meta_value(head, "pid");
-	const char *start = meta_value(head, "process_start");
-	return pid && start && strtol(pid, NULL, 10) == getpid() &&
-	       strtoull(start, NULL, 10) == output_process_start() &&
+	return profile_head_meta_u64(head, "pid", &pid) &&
+	       profile_head_meta_u64(head, "process_start", &start) &&
+	       pid == (uint64_t)getpid() && start == output_process_start() &&
 	       output_process_start() != 0;
 }
 

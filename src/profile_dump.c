@@ -47,18 +47,13 @@ static void write_command(struct profile_writer *w)
 	 * argument. */
 	char joined[3 * sizeof(buf)];
 	size_t len = 0;
-	static const char hex[] = "0123456789ABCDEF";
 	for (ssize_t i = 0; i < n && len + 4 < sizeof(joined); i++) {
 		unsigned char c = (unsigned char)buf[i];
 		if (c == '\0') {
 			if (i + 1 < n)
 				joined[len++] = ' ';
-		} else if (c <= ' ' || c == '%' || c == 0x7f) {
-			joined[len++] = '%';
-			joined[len++] = hex[c >> 4];
-			joined[len++] = hex[c & 15];
 		} else {
-			joined[len++] = (char)c;
+			len += profile_escape_byte(c, joined + len);
 		}
 	}
 	joined[len] = '\0';

@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "hash.h"
+#include "fnv1a.h"
 #include "vm.h"
 
 /* Names by id: a table of blocks, so that readers never see a block move. */

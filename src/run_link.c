@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "run_link.h"
+#include "profile_format.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -172,22 +173,15 @@ static int send_all(int fd, const struct iovec *iov, int n)
 static void put_line(char *out, size_t *len, const char *key,
 		     const char *value)
 {
-	static const char hex[] = "0123456789ABCDEF";
 	size_t n = *len;
 
 	for (const char *k = key; *k && n + 2 < RUN_HEADER_MAX; k++)
 		out[n++] = *k;
 	out[n++] = ' ';
+	/* Escaped as names are in a profile (profile_format.h). */
 	for (const unsigned char *p = (const unsigned char *)value;
-	     *p && n + 5 < RUN_HEADER_MAX; p++) {
-		if (*p <= ' ' || *p == '%' || *p == 0x7f) {
-			out[n++] = '%';
-			out[n++] = hex[*p >> 4];
-			out[n++] = hex[*p & 15];
-		} else {
-			out[n++] = (char)*p;
-		}
-	}
+	     *p && n + 5 < RUN_HEADER_MAX; p++)
+		n += profile_escape_byte(*p, out + n);
 	out[n++] = '\n';
 	*len = n;
 }

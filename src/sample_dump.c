@@ -47,10 +47,11 @@ struct tree_dump {
 	uint64_t samples; /* in the nodes written */
 };
 
-static const char *kind_name(uint32_t kind)
+static enum profile_cct_kind kind_of(uint32_t kind)
 {
-	return kind == CCT_FRAME ? "frame" : kind == CCT_REGION ? "region"
-								: "thread";
+	return kind == CCT_FRAME    ? PROFILE_CCT_FRAME
+	       : kind == CCT_REGION ? PROFILE_CCT_REGION
+				    : PROFILE_CCT_THREAD;
 }
 
 static void dump_node(void *ctx, const struct cct_node *n)
@@ -61,7 +62,7 @@ static void dump_node(void *ctx, const struct cct_node *n)
 		.node = n->id,
 		.has_parent = n->parent && n->parent->kind != CCT_ROOT,
 		.parent = n->parent ? n->parent->id : 0,
-		.kind = kind_name(n->kind),
+		.kind = kind_of(n->kind),
 		.samples = cct_load(&n->samples),
 		.work = cct_load(&n->work),
 		.idleness_millionths = cct_load(&n->idleness),

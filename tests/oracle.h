@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "../tools/trace.h"
+#include "trace.h"
 
 struct oracle_activation {
 	uint64_t tid;  /* trace.tids[thread] */

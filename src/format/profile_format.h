@@ -1,0 +1,126 @@
+/*
+ * profile_format.h - the vocabulary of the profile file format
+ * (docs/profile-format.md): its version, the words its lines are made
+ * of, how names are escaped and how numbers are written.
+ *
+ * The writer (profile_writer.h), the reader (profile_doc.h) and the look
+ * at a profile's head (profile_head.h) spell the format with these; so do
+ * the library and the tools wherever they name a kind of tree node, a
+ * metric or escape a name.  Nothing else spells a word of the format.
+ *
+ * Everything here allocates nothing and is async-signal-safe: the library
+ * writes profiles from signal handlers.
+ */
+#ifndef TRMS_PROFILE_FORMAT_H
+#define TRMS_PROFILE_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* The first line is PROFILE_MAGIC followed by the version. */
+#define PROFILE_FORMAT_VERSION 1
+#define PROFILE_MAGIC "trms-profile "
+#define PROFILE_MAGIC_LEN (sizeof(PROFILE_MAGIC) - 1)
+
+/* The kinds of line, by their first word. */
+enum profile_line_kind {
+	PROFILE_LINE_META,
+	PROFILE_LINE_REGION,
+	PROFILE_LINE_THREAD,
+	PROFILE_LINE_TUPLE,
+	PROFILE_LINE_MODULE,
+	PROFILE_LINE_SYMBOL,
+	PROFILE_LINE_CCT,
+	PROFILE_LINE_END,
+};
+#define PROFILE_LINE_KINDS (PROFILE_LINE_END + 1)
+
+const char *profile_line_word(enum profile_line_kind kind);
+
+/* The kind of line @word starts, or -1. */
+int profile_line_kind(const char *word);
+
+/* The kinds of node of a sampled calling context tree (cct lines). */
+enum profile_cct_kind {
+	PROFILE_CCT_FRAME,
+	PROFILE_CCT_REGION,
+	PROFILE_CCT_THREAD,
+};
+#define PROFILE_CCT_KINDS (PROFILE_CCT_THREAD + 1)
+
+const char *profile_cct_kind_word(enum profile_cct_kind kind);
+
+/* The kind of node @word names, or -1. */
+int profile_cct_kind(const char *word);
+
+/* A tuple's metric: "trms" or "rms". */
+const char *profile_metric_word(enum metric metric);
+
+/* The metric @word names, or -1. */
+int profile_metric(const char *word);
+
+/* The keys of a thread line's key=value fields, in the order the writer
+ * writes them. */
+enum profile_thread_key {
+	PROFILE_THREAD_NAME,
+	PROFILE_THREAD_CREATOR,
+	PROFILE_THREAD_CONTEXT,
+	PROFILE_THREAD_IN_BYTES,
+	PROFILE_THREAD_IN_CALLS,
+	PROFILE_THREAD_OUT_BYTES,
+	PROFILE_THREAD_OUT_CALLS,
+	PROFILE_THREAD_SAMPLES,
+	PROFILE_THREAD_CPU_NS,
+	PROFILE_THREAD_LIBRARY_SAMPLES,
+	PROFILE_THREAD_LIBRARY_NS,
+};
+#define PROFILE_THREAD_KEYS (PROFILE_THREAD_LIBRARY_NS + 1)
+
+const char *profile_thread_key_word(enum profile_thread_key key);
+
+/* The key @word names, or -1 (readers ignore keys they do not know). */
+int profile_thread_key(const char *word);
+
+/* The region ids of a thread's creation context are separated by this. */
+#define PROFILE_CONTEXT_SEPARATOR "/"
+/* A module line says whether the module was still loaded. */
+#define PROFILE_MODULE_LOADED "loaded"
+#define PROFILE_MODULE_UNLOADED "unloaded"
+/* A cct line's parent at the top of its tree. */
+#define PROFILE_NO_PARENT "-"
+/* A module path or symbol name that is unknown (a name is never empty). */
+#define PROFILE_UNKNOWN_NAME "?"
+
+/*
+ * Names (region, thread, module, symbol, text meta values) are written
+ * with every byte that could end a field or a line, and '%' itself, as
+ * %XX (two upper-case hexadecimal digits).  %00 never appears.
+ */
+static inline bool profile_byte_escaped(unsigned char c)
+{
+	return c <= ' ' || c == '%' || c == 0x7f;
+}
+
+/* Byte @c as a name writes it, into @out: itself, or %XX.
+ * @return how many bytes: 1 or 3. */
+size_t profile_escape_byte(unsigned char c, char out[3]);
+
+/* Undo the escaping of a name, in place.  @return 0, or -EINVAL if the
+ * name is malformed (a '%' not followed by two hexadecimal digits, or
+ * %00). */
+int profile_unescape(char *s);
+
+/* Numbers are decimal digits only, no sign, no leading blanks. */
+
+/* Decimal text of @v into @buf (at least 40 bytes); returns @buf. */
+char *u128_to_text(unsigned __int128 v, char *buf);
+
+/* A number as profiles write it, of at most 64 (128) bits.  @return false
+ * for anything else. */
+bool profile_parse_u64(const char *s, uint64_t *out);
+bool profile_parse_u128(const char *s, unsigned __int128 *out);
+
+#endif

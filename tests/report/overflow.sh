@@ -1,0 +1,82 @@
+#!/bin/sh
+# overflow.sh TRMS WORKDIR - tuples combine by one rule in `trms report`
+# and `trms merge` (tools/merge/merge_rules.c), and both refuse sums that
+# do not fit in 64 bits instead of printing them wrapped: two profiles
+# whose tuples of one region and size add up to more than 2^64 - 1, as
+# files and within one file (two threads), get exit status 2 and one
+# line naming the problem; the same profiles with sums that fit are
+# reported and merged, with the sums added.
+set -u
+trms=$1 work=$2
+rm -rf "$work"
+mkdir -p "$work" || exit 1
+failed=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failed=$((failed + 1))
+}
+
+# profile FILE SUM THREADS: one tuple of region "r" per thread, of cost
+# sum SUM (count 1, so min = max = sum).
+profile() {
+	{
+		echo "trms-profile 1"
+		echo "meta cost events"
+		echo "region 0 r"
+		t=0
+		while [ "$t" -lt "$3" ]; do
+			echo "thread $t"
+			t=$((t + 1))
+		done
+		t=0
+		while [ "$t" -lt "$3" ]; do
+			echo "tuple 0 $t trms 5 1 $2 $2 $2 $2 0 0"
+			t=$((t + 1))
+		done
+		echo "end $3"
+	} >"$1"
+}
+
+# refused WHAT COMMAND...: exit status 2, one line on stderr saying the
+# sums do not fit, nothing on stdout.
+refused() {
+	what=$1
+	shift
+	status=0
+	"$@" >"$work/out" 2>"$work/err" || status=$?
+	if [ "$status" -ne 2 ]; then
+		fail "$what: exit status $status, not 2"
+	elif [ -s "$work/out" ]; then
+		fail "$what: printed $(head -c 200 "$work/out")"
+	elif [ "$(wc -l <"$work/err")" -ne 1 ] ||
+	     ! grep -q "more than 64 bits" "$work/err"; then
+		fail "$what: stderr '$(cat "$work/err")'"
+	fi
+}
+
+big=18446744073709551000 # 2^64 - 616: two of them do not fit
+profile "$work/a.trms" "$big" 1
+profile "$work/b.trms" "$big" 1
+profile "$work/two-threads.trms" "$big" 2
+refused "report of two files" "$trms" report --tuples "$work/a.trms" "$work/b.trms"
+refused "report of two threads" "$trms" report "$work/two-threads.trms"
+refused "merge of two files" "$trms" merge -o "$work/m.trms" "$work/a.trms" "$work/b.trms"
+[ -e "$work/m.trms" ] && fail "merge wrote $work/m.trms"
+
+# Sums that fit: added.
+profile "$work/c.trms" 1000 1
+profile "$work/d.trms" 2000 1
+if ! "$trms" report --tuples "$work/c.trms" "$work/d.trms" >"$work/out" 2>"$work/err"; then
+	fail "report of sums that fit: $(cat "$work/err")"
+elif ! grep -q "^r	0	trms	5	2	1000	2000	3000	3000	0	0$" "$work/out"; then
+	fail "report of sums that fit: $(cat "$work/out")"
+fi
+if ! "$trms" merge -o "$work/cd.trms" "$work/c.trms" "$work/d.trms" 2>"$work/err"; then
+	fail "merge of sums that fit: $(cat "$work/err")"
+elif ! grep -q "^tuple 0 0 trms 5 2 1000 2000 3000 3000 0 0$" "$work/cd.trms"; then
+	fail "merge of sums that fit: $(grep tuple "$work/cd.trms")"
+fi
+
+[ "$failed" -eq 0 ] && echo "overflow: all checks passed"
+exit $((failed != 0))

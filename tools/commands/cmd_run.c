@@ -1,0 +1,406 @@
+/*
+ * cmd_run.c - `trms run`: run a command with the library preloaded, keep
+ * every profile of its tree in one place, and say at the end what there
+ * is.  Its options, messages and exit status are here; the work is in
+ * tools/run/: the command started and waited for (run_command.c), the
+ * signals between the caller and the command (run_signals.c), the
+ * profiles handed over (run_collector.c), the place they go
+ * (run_place.c), the last words (run_summary.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "run_collector.h"
+#include "run_command.h"
+#include "run_place.h"
+#include "run_protocol.h"
+#include "run_signals.h"
+#include "run_summary.h"
+
+static const char usage_head[] =
+	"Usage: trms run [OPTIONS] [--] COMMAND [ARGS...]\n"
+	"\n"
+	"Run COMMAND with the trms library preloaded (LD_PRELOAD), so that\n"
+	"it and every process it starts leave a profile, all in one place,\n"
+	"fixed at start:\n"
+	"\n"
+	"  by default a new directory in the current directory,\n"
+	"  trms-NAME.PID/ (NAME: COMMAND's file name, PID: trms run's\n"
+	"  process id), each profile in it named PROGRAM.PID.trms (the name\n"
+	"  the process was started as, and its pid; NAME.PID.1.trms, ...\n"
+	"  for the later images of a process that execs);\n"
+	"  with -o, where TEMPLATE says.\n"
+	"\n"
+	"The processes hand their profiles to trms run, which writes them\n"
+	"(as itself, atomically): a process that changes directory, user\n"
+	"(a server's workers running as nobody) or root directory still\n"
+	"gets its profile there.  A process that recorded nothing (no\n"
+	"samples, no regions, no I/O) leaves no profile, unless --all.  At\n"
+	"the end trms run says on stderr how many processes there were, how\n"
+	"many profiles and where, and the command to read them (trms report\n"
+	"DIR reads every profile of a directory); which profiles could not\n"
+	"be written and why; and which processes of the run are still\n"
+	"running (daemons): each writes its own profile when it ends, to the\n"
+	"same place, where its user may write.\n"
+	"\n"
+	"Options (most set the library's environment variable named after\n"
+	"them; see `trms help` for all of them):\n"
+	"  -o, --output TEMPLATE  where profiles go: a directory (an existing\n"
+	"                         one, or a path ending in /, made if it is\n"
+	"                         missing), or a file name template, %p the\n"
+	"                         pid, %e the program's name (e.g.\n"
+	"                         prof/%e.%p.trms; two processes given the\n"
+	"                         same name get NAME.1.trms, ...); relative\n"
+	"                         to trms run's working directory.  If the\n"
+	"                         template's directory part has a %, each\n"
+	"                         process writes its profile itself, where\n"
+	"                         its user may\n"
+	"      --all              keep the profiles of processes that\n"
+	"                         recorded nothing too\n";
+
+/* The options that set a setting of the library come between: from its
+ * table (config.c). */
+
+static const char usage_tail[] =
+	"  -v, --verbose          TRMS_VERBOSE: once 1, twice 2; and list\n"
+	"                         every profile at the end\n"
+	"      --library PATH     preload PATH instead of the library that\n"
+	"                         belongs to this trms\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Signals: COMMAND starts with the signal dispositions and mask trms\n"
+	"run was given (under nohup, SIGHUP stays ignored).  A signal sent\n"
+	"to trms run by a process (kill, sigqueue) is passed on to COMMAND,\n"
+	"and trms run ends only when COMMAND does.  Those the terminal sends\n"
+	"(^C, ^\\, ^Z, window size, hang-up) reach COMMAND directly, and are\n"
+	"not passed on twice; when COMMAND stops for the terminal, trms run\n"
+	"stops with it; SIGCONT is passed on only to a stopped COMMAND.\n"
+	"\n"
+	"Statically linked and set-user-ID programs do not load the library:\n"
+	"they run unprofiled.\n"
+	"\n"
+	"Exit status: COMMAND's, unchanged (a command killed by a signal\n"
+	"kills trms run with the same signal); 2 on bad usage; 1 if the\n"
+	"profile directory cannot be made (nothing is run); 127 if COMMAND\n"
+	"cannot be run.\n";
+
+
+#ifndef TRMS_INSTALLED_LIBDIR
+#define TRMS_INSTALLED_LIBDIR "../lib"
+#endif
+
+/* ---- options ---- */
+
+/* Options without a short form, and the settings' long-only options
+ * (OPT_SETTING + their index in the table). */
+enum { OPT_ALL = 256, OPT_LIBRARY, OPT_SETTING };
+
+/* The column the options' help starts in, and the width of the text. */
+#define HELP_COLUMN 25
+#define HELP_WIDTH 68
+
+/* "  -g, --granularity K    TRMS_GRANULARITY: 1, 2, 4, 8 or 16", the
+ * help wrapped at HELP_WIDTH. */
+static void print_setting_option(FILE *out, const struct config_setting *s)
+{
+	const struct config_run_option *o = &s->run;
+	char text[512];
+	int column;
+
+	if (o->short_name)
+		column = fprintf(out, "  -%c, --%s %s", o->short_name,
+				 o->long_name, o->arg);
+	else
+		column = fprintf(out, "      --%s %s", o->long_name, o->arg);
+	column += fprintf(out, "%*s",
+			  column < HELP_COLUMN ? HELP_COLUMN - column : 1, "");
+	snprintf(text, sizeof(text), "%s: %s", s->name, o->help);
+	bool line_start = true;
+	for (char *save = NULL, *word = strtok_r(text, " ", &save); word;
+	     word = strtok_r(NULL, " ", &save)) {
+		int len = (int)strlen(word);
+		if (!line_start && column + 1 + len > HELP_WIDTH) {
+			column = fprintf(out, "\n%*s", HELP_COLUMN, "") - 1;
+			line_start = true;
+		}
+		column += fprintf(out, "%s%s", line_start ? "" : " ", word);
+		line_start = false;
+	}
+	fputc('\n', out);
+}
+
+static void print_usage(FILE *out)
+{
+	size_t n;
+	const struct config_setting *settings = config_settings(&n);
+
+	fputs(usage_head, out);
+	for (size_t i = 0; i < n; i++)
+		if (settings[i].run.long_name)
+			print_setting_option(out, &settings[i]);
+	fputs(usage_tail, out);
+}
+
+struct run_options {
+	const char *output;
+	const char *library;
+	int verbose;
+	bool keep_empty;
+};
+
+#define MAX_OPTIONS 32
+
+/* getopt's tables: trms run's own options, and one per setting with a
+ * run option. */
+static void option_tables(struct option *longopts, char *shorts)
+{
+	static const struct option own[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "library", required_argument, NULL, OPT_LIBRARY },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	size_t n_settings, n = 0;
+	const struct config_setting *s = config_settings(&n_settings);
+
+	/* '+': options stop at the command's name. */
+	strcpy(shorts, "+o:vh");
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		longopts[n++] = own[i];
+	for (size_t i = 0; i < n_settings && n + 1 < MAX_OPTIONS; i++) {
+		const struct config_run_option *o = &s[i].run;
+		if (!o->long_name)
+			continue;
+		longopts[n++] = (struct option){
+			o->long_name, required_argument, NULL,
+			o->short_name ? o->short_name : OPT_SETTING + (int)i
+		};
+		if (o->short_name)
+			sprintf(shorts + strlen(shorts), "%c:", o->short_name);
+	}
+	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* The setting option getopt returned as @c, or NULL. */
+static const struct config_setting *setting_of(int c)
+{
+	size_t n;
+	const struct config_setting *s = config_settings(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i].run.long_name &&
+		    (c == OPT_SETTING + (int)i ||
+		     (s[i].run.short_name && c == s[i].run.short_name)))
+			return &s[i];
+	return NULL;
+}
+
+/* @return 0 to run, -1 after --help, or the exit status of bad usage. */
+static int parse_options(int argc, char **argv, struct run_options *o)
+{
+	struct option longopts[MAX_OPTIONS];
+	char shorts[3 * MAX_OPTIONS];
+	const struct config_setting *s;
+	struct config checked;
+	int c, rc;
+
+	option_tables(longopts, shorts);
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!*optarg)
+				return usage_error("run",
+						   "--output needs a path");
+			o->output = optarg;
+			break;
+		case OPT_ALL:
+			o->keep_empty = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case OPT_LIBRARY:
+			o->library = optarg;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return -1;
+		default:
+			/* A setting: checked as the library checks it, then
+			 * handed to it in its variable. */
+			if (!(s = setting_of(c)))
+				return usage_error("run", NULL);
+			rc = setting_option("run", s->run.long_name, s, optarg,
+					    &checked);
+			if (rc)
+				return rc;
+			setenv(s->name, optarg, 1);
+			break;
+		}
+	}
+	if (optind == argc)
+		return usage_error("run", "no COMMAND given");
+	return 0;
+}
+
+/* ---- the run ---- */
+
+struct run {
+	struct run_options options;
+	char **command;
+	char library[PATH_MAX];
+	struct run_signals signals;
+	struct run_place place;
+	struct run_collector collector;
+	int signal_fd;
+};
+
+/* The library to preload.  @return 0, or the exit status of bad usage. */
+static int choose_library(struct run *r)
+{
+	if (r->options.library) {
+		if (!realpath(r->options.library, r->library)) {
+			fprintf(stderr, "trms run: %s: %s\n",
+				r->options.library, strerror(errno));
+			return 2;
+		}
+	} else if (run_find_library(TRMS_INSTALLED_LIBDIR, r->library,
+				    sizeof(r->library))) {
+		fprintf(stderr,
+			"trms run: cannot find libtrms.so next to this trms "
+			"(looked in ../src and %s); use --library\n",
+			TRMS_INSTALLED_LIBDIR);
+		return 2;
+	}
+	return 0;
+}
+
+/* The environment of the command: the library, where profiles go, and
+ * trms run's socket. */
+static int set_environment(const struct run *r)
+{
+	const struct run_options *o = &r->options;
+
+	if (o->verbose)
+		setenv("TRMS_VERBOSE", o->verbose > 1 ? "2" : "1", 1);
+	if (run_set_preload(r->library) ||
+	    setenv("TRMS_OUTPUT", r->place.template, 1) ||
+	    setenv(RUN_SOCKET_VARIABLE, r->collector.variable, 1)) {
+		fprintf(stderr, "trms run: cannot set the environment\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* The place, the socket, the signals and the environment, before the
+ * command starts.  @return 0, or 1 with nothing left behind. */
+static int prepare(struct run *r)
+{
+	char err[256];
+
+	if (run_place_choose(&r->place, r->options.output, r->command[0]))
+		return 1;
+	run_place_check(&r->place);
+	if (run_collector_open(&r->collector, r->place.directory,
+			       r->place.name_template ? r->place.name_template
+						      : "",
+			       r->options.keep_empty, err, sizeof(err))) {
+		fprintf(stderr, "trms run: %s\n", err);
+		run_place_remove_if_empty(&r->place, 0);
+		run_place_free(&r->place);
+		return 1;
+	}
+	r->signal_fd = run_signals_take(&r->signals);
+	if (r->signal_fd < 0)
+		fprintf(stderr, "trms run: signalfd: %s\n",
+			strerror(-r->signal_fd));
+	if (r->signal_fd < 0 || set_environment(r)) {
+		if (r->signal_fd >= 0)
+			close(r->signal_fd);
+		run_collector_close(&r->collector);
+		run_place_remove_if_empty(&r->place, 0);
+		run_place_free(&r->place);
+		return 1;
+	}
+	return 0;
+}
+
+/* After the command: the profiles on their way, the processes still
+ * running, the summary. */
+static void finish(struct run *r, pid_t child, int status)
+{
+	pid_t running[64];
+
+	/* Profiles on their way (the command's own, and those of processes
+	 * that ended with it) are taken first. */
+	run_collector_drain(&r->collector, 5000);
+	size_t n_running = run_wait_for_stragglers(
+		&r->collector, running, sizeof(running) / sizeof(running[0]));
+	struct run_end end = {
+		.collector = &r->collector,
+		.shown_directory = r->place.directory ? r->place.shown : NULL,
+		.template = r->place.template,
+		.command = r->command[0],
+		.child = child,
+		.status = status,
+		.keep_empty = r->options.keep_empty,
+		.verbose = r->options.verbose,
+	};
+	run_summary_print(stderr, &end, running, n_running);
+	run_place_remove_if_empty(&r->place, n_running);
+}
+
+/* Run the command to its end.  @return trms run's exit status. */
+static int run(struct run *r)
+{
+	int exec_error, status = -1;
+
+	pid_t child = run_start(r->command, &r->signals, &exec_error);
+	if (child > 0 && exec_error)
+		fprintf(stderr, "trms run: %s: %s\n", r->command[0],
+			strerror(exec_error));
+	else if (child > 0)
+		status = run_wait(&r->collector, r->signal_fd, child);
+	close(r->signal_fd);
+	if (status >= 0)
+		finish(r, child, status);
+	else
+		run_place_remove_if_empty(&r->place, 0);
+	run_collector_close(&r->collector);
+	run_place_free(&r->place);
+	fflush(stderr);
+	if (exec_error || child < 0)
+		return child < 0 ? 1 : 127;
+	if (status < 0)
+		return 1;
+	if (WIFSIGNALED(status)) {
+		run_signals_die_of(WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run r = { .signal_fd = -1 };
+
+	/* Before anything changes them. */
+	run_signals_record(&r.signals);
+	int rc = parse_options(argc, argv, &r.options);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	r.command = argv + optind;
+	rc = choose_library(&r);
+	if (!rc)
+		rc = prepare(&r);
+	return rc ? rc : run(&r);
+}

@@ -1,0 +1,28 @@
+/*
+ * commands.h - the subcommands of `trms` and what they share.  The
+ * command layer: options, messages and exit statuses (0 success, 1 a
+ * failure to write, 2 bad usage or bad input, as each --help says); the
+ * folders it calls return 0 or a negative errno.
+ */
+#ifndef TRMS_COMMANDS_H
+#define TRMS_COMMANDS_H
+
+#include "config.h"
+
+int cmd_merge(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* Print "trms CMD: MESSAGE" (if any) and a pointer to --help; return the
+ * exit status for bad usage, 2. */
+int usage_error(const char *cmd, const char *message);
+
+/* @value of option --@option of `trms @cmd`, for the library's setting
+ * @s: set in @c if the library would take it.  @return 0, or
+ * usage_error's 2 with "--OPTION must be ACCEPTED". */
+int setting_option(const char *cmd, const char *option,
+		   const struct config_setting *s, const char *value,
+		   struct config *c);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * profile_symbols.c - the names of a profile's sampled frames: the ones
+ * its symbol lines give, else the ones the modules' files give (a profile
+ * written from a signal handler names none), demangled on demand (see
+ * profile_reader.h).
+ */
+#define _GNU_SOURCE
+#include "lookups.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "demangle.h"
+#include "elf_symbols.h"
+#include "xalloc.h"
+
+static void free_lookups(struct profile_lookups *l)
+{
+	lookups_free_lines(l);
+	free(l->symbols_done);
+	free(l->lines_done);
+	free(l);
+}
+
+struct profile_lookups *lookups_of(struct profile_doc *doc)
+{
+	if (!doc->lookups) {
+		struct profile_lookups *l = xcalloc(1, sizeof(*l));
+		l->symbols_done = xcalloc(doc->n_modules, sizeof(bool));
+		l->lines_done = xcalloc(doc->n_modules, sizeof(bool));
+		doc->lookups = l;
+		doc->free_lookups = free_lookups;
+	}
+	return doc->lookups;
+}
+
+/* Names, from the module's file, for the frames of @m the profile did not
+ * name: all of them at once. */
+static void look_up_symbols(struct profile_doc *doc,
+			    const struct profile_module *m)
+{
+	struct stat st;
+
+	lookups_of(doc)->symbols_done[m - doc->modules] = true;
+	/* A regular file only: opening a FIFO would wait for a writer, and
+	 * opening a device may do something. */
+	if (stat(m->path, &st) != 0 || !S_ISREG(st.st_mode))
+		return;
+	struct elf_symbols *symbols = elf_symbols_load(m->path);
+	if (!symbols)
+		return;
+	struct profile_symbol *found = xcalloc(doc->n_cct, sizeof(*found));
+	size_t n = 0;
+	for (size_t i = 0; i < doc->n_cct; i++) {
+		const struct profile_cct *c = &doc->cct[i];
+		if (c->kind != PROFILE_CCT_FRAME || c->a != m->id ||
+		    profile_find_symbol(doc, m->id, c->b))
+			continue;
+		uintptr_t in_symbol;
+		const char *name = elf_symbols_find(symbols, c->b, &in_symbol);
+		if (name)
+			found[n++] = (struct profile_symbol){
+				m->id, c->b, xstrdup(name), in_symbol
+			};
+	}
+	elf_symbols_free(symbols);
+	if (profile_add_symbols(doc, found, n))
+		out_of_memory();
+	free(found);
+}
+
+const char *profile_symbol(struct profile_doc *doc, uint32_t module,
+			   uint64_t offset)
+{
+	const struct profile_symbol *s =
+		profile_find_symbol(doc, module, offset);
+	const struct profile_module *m = profile_module(doc, module);
+
+	if (s)
+		return s->name;
+	if (!m || lookups_of(doc)->symbols_done[m - doc->modules])
+		return NULL;
+	look_up_symbols(doc, m);
+	return profile_symbol(doc, module, offset);
+}
+
+void profile_demangle(struct profile_doc *doc)
+{
+	/* Every frame named first: names looked up later would not be. */
+	for (size_t i = 0; i < doc->n_cct; i++)
+		if (doc->cct[i].kind == PROFILE_CCT_FRAME)
+			profile_symbol(doc, (uint32_t)doc->cct[i].a,
+				       doc->cct[i].b);
+	char **names = xcalloc(doc->n_symbols, sizeof(*names));
+	for (size_t i = 0; i < doc->n_symbols; i++)
+		names[i] = doc->symbols[i].name;
+	demangle_names(names, doc->n_symbols);
+	for (size_t i = 0; i < doc->n_symbols; i++)
+		doc->symbols[i].name = names[i];
+	free(names);
+	lookups_of(doc)->demangle = true;
+}

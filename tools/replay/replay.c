@@ -1,0 +1,185 @@
+/*
+ * replay.c - the engine over a serialised trace (see replay.h).
+ */
+#define _GNU_SOURCE
+#include "replay.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_writer.h"
+
+static void record(struct replay *r, uint32_t thread, const struct activation *a,
+		   replay_emit_fn emit, void *ctx)
+{
+	if (r->profiles)
+		profile_record(&r->profiles[thread], a->region, a->trms,
+			       a->rms, a->cost, a->induced_thread,
+			       a->induced_external);
+	if (emit)
+		emit(ctx, r->trace->tids[thread], r->trace->names[a->region],
+		     a);
+}
+
+static int step(struct replay *r, const struct trace_event *e,
+		replay_emit_fn emit, void *ctx)
+{
+	struct engine_thread *t = &r->threads[e->thread];
+	struct activation a;
+	int rc;
+
+	switch (e->op) {
+	case TRACE_CALL:
+		return engine_call(t, e->name, 0, NULL, 0, t->events);
+	case TRACE_RETURN:
+		rc = engine_return(t, t->events, &a);
+		if (rc == 0)
+			record(r, e->thread, &a, emit, ctx);
+		return rc;
+	case TRACE_READ:
+	case TRACE_KREAD:
+		engine_count_event(t);
+		return engine_read(t, e->addr, e->size);
+	case TRACE_WRITE:
+		engine_count_event(t);
+		return engine_write(t, e->addr, e->size);
+	case TRACE_KWRITE:
+		engine_count_event(t);
+		return engine_kwrite(t, e->addr, e->size);
+	}
+	return -EINVAL;
+}
+
+static const struct trace *sort_trace;
+
+static int by_tid(const void *a, const void *b)
+{
+	uint64_t ta = sort_trace->tids[*(const uint32_t *)a];
+	uint64_t tb = sort_trace->tids[*(const uint32_t *)b];
+
+	return ta < tb ? -1 : ta > tb;
+}
+
+static int close_pending(struct replay *r, replay_emit_fn emit, void *ctx)
+{
+	uint32_t *order = malloc(r->n_threads * sizeof(*order) + 1);
+	int rc = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < r->n_threads; i++)
+		order[i] = i;
+	sort_trace = r->trace;
+	qsort(order, r->n_threads, sizeof(*order), by_tid);
+	for (size_t i = 0; i < r->n_threads && !rc; i++) {
+		struct engine_thread *t = &r->threads[order[i]];
+		struct activation a;
+		while (t->depth && !(rc = engine_return(t, t->events, &a)))
+			record(r, order[i], &a, emit, ctx);
+	}
+	free(order);
+	return rc;
+}
+
+int replay_run(struct replay *r, const struct trace *trace,
+	       const struct replay_options *options, replay_emit_fn emit,
+	       void *ctx)
+{
+	struct engine_config config = { options->granularity,
+					 options->stamp_bits };
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = engine_init(&r->engine, &config);
+	if (rc)
+		return rc;
+	/* From here on replay_fini has an engine to finish. */
+	r->trace = trace;
+	r->threads = calloc(trace->n_threads + 1, sizeof(*r->threads));
+	if (options->keep_profile)
+		r->profiles = calloc(trace->n_threads + 1,
+				     sizeof(*r->profiles));
+	if (!r->threads || (options->keep_profile && !r->profiles))
+		return -ENOMEM;
+	for (size_t i = 0; i < trace->n_threads; i++) {
+		rc = engine_thread_init(&r->engine, &r->threads[i]);
+		if (rc)
+			return rc;
+		r->n_threads++;
+		if (r->profiles)
+			profile_table_init(&r->profiles[i]);
+	}
+	for (size_t i = 0; i < trace->n_events; i++) {
+		rc = step(r, &trace->events[i], emit, ctx);
+		if (rc)
+			return rc;
+	}
+	return close_pending(r, emit, ctx);
+}
+
+struct tuple_out {
+	struct profile_writer *w;
+	uint32_t thread;
+};
+
+static void write_tuple(void *ctx, const struct tuple_data *tuple)
+{
+	struct tuple_out *out = ctx;
+
+	profile_writer_tuple(out->w, out->thread, tuple);
+}
+
+int replay_write_profile(const struct replay *r, const char *path,
+			 const char *trace_name)
+{
+	static struct profile_writer w;
+	char name[32];
+	int rc;
+
+	w.scale = 1.0;
+	rc = profile_writer_open(&w, path);
+	if (rc)
+		return rc;
+	profile_writer_meta(&w, "program", "trms replay");
+	profile_writer_meta(&w, "trace", trace_name);
+	profile_writer_meta(&w, "cost", "events");
+	profile_writer_meta_u64(&w, "granularity", r->engine.granularity);
+	profile_writer_meta_u64(&w, "stamp_bits", r->engine.stamps.bits);
+	profile_writer_meta_u64(&w, "renumbers",
+				engine_renumber_count((struct engine *)&r->engine));
+	for (size_t i = 0; i < r->trace->n_names; i++)
+		profile_writer_region(&w, (uint32_t)i, r->trace->names[i]);
+	/* Trace thread ids are the thread names; ordinals follow the order
+	 * in which threads first appear. */
+	for (size_t i = 0; i < r->n_threads; i++) {
+		struct thread_info info = { .ordinal = (uint32_t)i,
+					    .name = name };
+		snprintf(name, sizeof(name), "%llu",
+			 (unsigned long long)r->trace->tids[i]);
+		profile_writer_thread(&w, &info);
+	}
+	for (size_t i = 0; r->profiles && i < r->n_threads; i++) {
+		struct tuple_out out = { &w, (uint32_t)i };
+		if (profile_for_each_tuple(&r->profiles[i], write_tuple, &out,
+					   NULL)) {
+			profile_writer_abort(&w);
+			return -ENOMEM;
+		}
+	}
+	return profile_writer_commit(&w);
+}
+
+void replay_fini(struct replay *r)
+{
+	for (size_t i = 0; i < r->n_threads; i++) {
+		engine_thread_fini(&r->threads[i]);
+		if (r->profiles)
+			profile_table_fini(&r->profiles[i]);
+	}
+	free(r->threads);
+	free(r->profiles);
+	if (r->trace)
+		engine_fini(&r->engine);
+	memset(r, 0, sizeof(*r));
+}
