@@ -1,5 +1,5 @@
 /*
- * test_text.c - the library's async-signal-safe formatting (src/text.c)
+ * test_text.c - the library's async-signal-safe formatting (src/base/text.c)
  * prints what the C library's snprintf and strerror print, for every
  * conversion it supports, on many values.
  */
