@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "spawn.h"
 #include "suite_main.h"
 
@@ -48,15 +49,6 @@ struct profile {
 	const char *what; /* program and mode, for messages */
 };
 
-static const char *env_path(const char *name)
-{
-	const char *value = getenv(name);
-
-	ck_assert_msg(value && *value, "%s is not set (tests/meson.build sets "
-				       "it)", name);
-	return value;
-}
-
 /* The program called @name ("prodcons", "bufread-preload", ...). */
 static const char *program(const char *name)
 {
@@ -67,7 +59,7 @@ static const char *program(const char *name)
 	for (; *name && i < sizeof(var) - 1; name++)
 		var[i++] = *name == '-' ? '_' : (char)toupper((unsigned char)*name);
 	var[i] = '\0';
-	return env_path(var);
+	return test_env(var);
 }
 
 static int preload_possible(void)
@@ -82,10 +74,7 @@ static const char *scratch_file(const char *name, const char *text)
 	static char path[512];
 
 	snprintf(path, sizeof(path), "%s/%s", scratch, name);
-	FILE *f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fputs(text, f) >= 0, 1);
-	ck_assert_int_eq(fclose(f), 0);
+	file_write(path, text);
 	return path;
 }
 
@@ -143,7 +132,7 @@ static void profile_run(struct profile *p, const char *name, enum mode mode,
 	const char *cell = granularity ? granularity : "4";
 	env[e++] = "TRMS_OFF=0";
 	if (mode == TRMS_RUN) {
-		argv[a++] = (char *)env_path("TRMS_BIN");
+		argv[a++] = (char *)test_env("TRMS_BIN");
 		argv[a++] = "run";
 		argv[a++] = "--cost";
 		argv[a++] = "events";
@@ -162,7 +151,7 @@ static void profile_run(struct profile *p, const char *name, enum mode mode,
 		env[e++] = env_gran;
 		if (mode == PRELOAD) {
 			snprintf(env_preload, sizeof(env_preload),
-				 "LD_PRELOAD=%s", env_path("TRMS_LIB"));
+				 "LD_PRELOAD=%s", test_env("TRMS_LIB"));
 			env[e++] = env_preload;
 		}
 	}
@@ -180,7 +169,7 @@ static void profile_run(struct profile *p, const char *name, enum mode mode,
 	p->out = r.out;
 	free(r.err);
 
-	char *report_argv[] = { (char *)env_path("TRMS_BIN"), "report",
+	char *report_argv[] = { (char *)test_env("TRMS_BIN"), "report",
 				"--tuples", output, NULL };
 	spawn(report_argv, NULL, NULL, &r);
 	ck_assert_msg(r.status == 0, "%s: trms report --tuples %s: exit %d: %s",
@@ -264,18 +253,14 @@ static void check_activation(const struct profile *p, const char *region,
 
 static void setup(void)
 {
-	snprintf(scratch, sizeof(scratch), "/tmp/trms-examples-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	scratch_make(scratch, sizeof(scratch), "examples");
 	ck_assert_int_eq(chdir(scratch), 0);
 }
 
 static void teardown(void)
 {
-	char cmd[400];
-
 	ck_assert_int_eq(chdir("/"), 0);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
-	ck_assert_int_eq(system(cmd), 0);
+	ck_assert(scratch_remove(scratch));
 }
 
 /* The modes to run an example in: linked, then its -preload build. */
@@ -472,7 +457,7 @@ START_TEST(wordfreq_bundled_text)
 	struct profile p;
 	const struct row *rows[512];
 
-	snprintf(path, sizeof(path), "%s/words.txt", env_path("EXAMPLES_DATA"));
+	snprintf(path, sizeof(path), "%s/words.txt", test_env("EXAMPLES_DATA"));
 	profile_run(&p, "wordfreq", LINKED, "1", path, NULL);
 	ck_assert_msg(strncmp(p.out, "words ", 6) == 0,
 		      "%s: expected the word counts, got '%s'", p.what, p.out);
@@ -742,7 +727,7 @@ START_TEST(unannotated_host_io_before_plugin)
 	if (!preload_possible())
 		return;
 	snprintf(file, sizeof(file), "%s/io-host.data", scratch);
-	profile_run(&p, "io_host", PRELOAD, NULL, env_path("IO_PLUGIN"), file,
+	profile_run(&p, "io_host", PRELOAD, NULL, test_env("IO_PLUGIN"), file,
 		    NULL);
 	const struct row *t = one_row(&p, "consume", "trms");
 	const struct row *r = one_row(&p, "consume", "rms");
@@ -773,10 +758,8 @@ END_TEST
 static Suite *examples_suite(void)
 {
 	Suite *s = suite_create("examples");
-	TCase *tc = tcase_create("examples");
+	TCase *tc = suite_case(s, "examples", 120, setup, teardown);
 
-	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, prodcons_consumer_input_is_n);
 	tcase_add_test(tc, bufread_input_is_external);
 	tcase_add_test(tc, wordfreq_str_tolower_is_quadratic);
@@ -787,7 +770,6 @@ static Suite *examples_suite(void)
 	tcase_add_test(tc, stdio_getline_fgets_fread);
 	tcase_add_test(tc, writev_output_is_read);
 	tcase_add_test(tc, unannotated_host_io_before_plugin);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -39,27 +39,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "background.h"
+#include "scratch.h"
+#include "spawn.h"
 #include "suite_main.h"
 
 static char scratch[256];
 static char tmpdir_env[320];
 
-static const char *env_path(const char *name)
-{
-	const char *value = getenv(name);
-
-	ck_assert_msg(value && *value, "%s is not set (tests/meson.build sets "
-				       "it)", name);
-	return value;
-}
-
 static void setup(void)
 {
 	char tmp[300];
 
-	snprintf(scratch, sizeof(scratch), "/tmp/trms-run-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	scratch_make(scratch, sizeof(scratch), "run");
 	/* Whatever trms run or the library might leave in TMPDIR shows. */
 	snprintf(tmp, sizeof(tmp), "%s/tmp", scratch);
 	ck_assert_int_eq(mkdir(tmp, 0777), 0);
@@ -68,10 +59,29 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[300];
+	ck_assert(scratch_remove(scratch));
+}
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
-	ck_assert_int_eq(system(cmd), 0);
+/* Start @argv in @dir (NULL: here) with @env added to the environment;
+ * @prepare (may be NULL) runs in the child just before exec. */
+static void start(struct spawn_result *b, char *const argv[],
+		  const char *dir, char *const env[], void (*prepare)(void))
+{
+	struct spawn_options options = { .dir = dir, .env = env,
+					 .prepare = prepare };
+
+	spawn_start(b, argv, &options);
+}
+
+/* Read everything and wait for its end: its wait status.  Still running
+ * after @timeout_ms, it is killed, which fails the test. */
+static int finish(struct spawn_result *b, int timeout_ms)
+{
+	int status = spawn_finish(b, timeout_ms);
+
+	ck_assert_msg(!b->timed_out, "%d still running after %d ms; stderr:\n%s",
+		      (int)b->pid, timeout_ms, b->err);
+	return status;
 }
 
 static void pause_ms(long ms)
@@ -83,25 +93,25 @@ static void pause_ms(long ms)
 
 /* Start `trms run ARGS...` in the scratch directory (NULL-terminated
  * arguments after @prepare). */
-static void start_run(struct background *b, void (*prepare)(void), ...)
+static void start_run(struct spawn_result *b, void (*prepare)(void), ...)
 {
 	char *argv[32], *env[] = { tmpdir_env, NULL };
 	size_t n = 0;
 	va_list ap;
 
-	argv[n++] = (char *)env_path("TRMS_BIN");
+	argv[n++] = (char *)test_env("TRMS_BIN");
 	argv[n++] = "run";
 	va_start(ap, prepare);
 	for (char *arg; (arg = va_arg(ap, char *)) && n < 31;)
 		argv[n++] = arg;
 	va_end(ap);
 	argv[n] = NULL;
-	background_start(b, argv, scratch, env, prepare);
+	start(b, argv, scratch, env, prepare);
 }
 
 static const char *probe(void)
 {
-	return env_path("RUN_PROBE");
+	return test_env("RUN_PROBE");
 }
 
 /* ---- what is in the scratch directory ---- */
@@ -201,20 +211,20 @@ static void ignore_hup_block_usr2(void)
 
 START_TEST(command_inherits_dispositions_and_mask)
 {
-	struct background plain, run;
+	struct spawn_result plain, run;
 	char *argv[] = { (char *)probe(), "signals", NULL };
 
-	background_start(&plain, argv, scratch, NULL, ignore_hup_block_usr2);
-	ck_assert_int_eq(background_finish(&plain, 10000), 0);
+	start(&plain, argv, scratch, NULL, ignore_hup_block_usr2);
+	ck_assert_int_eq(finish(&plain, 10000), 0);
 	start_run(&run, ignore_hup_block_usr2, "--", probe(), "signals", NULL);
-	ck_assert_int_eq(background_finish(&run, 10000), 0);
+	ck_assert_int_eq(finish(&run, 10000), 0);
 	ck_assert_msg(strstr(plain.out, "ignored: 1\n") &&
 			      strstr(plain.out, "blocked: 12\n"),
 		      "the probe does not see its own setting:\n%s", plain.out);
 	ck_assert_msg(!strcmp(run.out, plain.out),
 		      "under trms run:\n%swithout:\n%s", run.out, plain.out);
-	background_free(&plain);
-	background_free(&run);
+	spawn_free(&plain);
+	spawn_free(&run);
 }
 END_TEST
 
@@ -233,14 +243,14 @@ static void default_signals(void)
  * signal's number; trms run ends with that status, leaving nothing. */
 static void passes_on(int sig)
 {
-	struct background b;
+	struct spawn_result b;
 	char got[32];
 
 	start_run(&b, default_signals, "--all", "--", probe(), "wait", NULL);
-	ck_assert_msg(background_wait_for(&b, "ready\n", 10000),
+	ck_assert_msg(spawn_wait_for(&b, "ready\n", 10000),
 		      "the probe did not start: %s", b.err);
 	ck_assert_int_eq(kill(b.pid, sig), 0);
-	int status = background_finish(&b, 10000);
+	int status = finish(&b, 10000);
 	snprintf(got, sizeof(got), "got %d\n", sig);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == sig,
 		      "signal %d: trms run status %#x (expected exit %d); "
@@ -250,7 +260,7 @@ static void passes_on(int sig)
 	ck_assert_msg(strstr(b.err, "1 process, 1 profile in trms-"),
 		      "signal %d: stderr:\n%s", sig, b.err);
 	assert_tmp_empty();
-	background_free(&b);
+	spawn_free(&b);
 }
 
 START_TEST(signals_sent_to_trms_run_reach_the_command)
@@ -268,12 +278,12 @@ END_TEST
  * run says what happened. */
 START_TEST(signal_that_kills_the_command_kills_trms_run)
 {
-	struct background b;
+	struct spawn_result b;
 
 	start_run(&b, default_signals, "--", probe(), "wait", NULL);
-	ck_assert(background_wait_for(&b, "ready\n", 10000));
+	ck_assert(spawn_wait_for(&b, "ready\n", 10000));
 	ck_assert_int_eq(kill(b.pid, SIGUSR2), 0);
-	int status = background_finish(&b, 10000);
+	int status = finish(&b, 10000);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR2,
 		      "trms run status %#x; stderr:\n%s", status, b.err);
 	ck_assert_msg(strstr(b.err, "died of signal 12 ("),
@@ -281,19 +291,19 @@ START_TEST(signal_that_kills_the_command_kills_trms_run)
 	ck_assert_msg(!strstr(b.err, "statically linked"), "stderr:\n%s",
 		      b.err);
 	assert_tmp_empty();
-	background_free(&b);
+	spawn_free(&b);
 
 	/* SIGKILL: nothing can be written; say so, not that the library
 	 * was not loaded. */
 	start_run(&b, default_signals, "--", "/bin/sh", "-c", "kill -KILL $$",
 		  NULL);
-	status = background_finish(&b, 10000);
+	status = finish(&b, 10000);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 		      "status %#x", status);
 	ck_assert_msg(strstr(b.err, "died of signal 9 (Killed)") &&
 			      !strstr(b.err, "statically linked"),
 		      "stderr:\n%s", b.err);
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
@@ -315,7 +325,7 @@ static void on_pty(void)
  * whole foreground group, trms run does not pass it on again. */
 START_TEST(terminal_signals_are_not_doubled)
 {
-	struct background b;
+	struct spawn_result b;
 	int master, slave;
 	char number[16];
 
@@ -327,17 +337,17 @@ START_TEST(terminal_signals_are_not_doubled)
 	snprintf(number, sizeof(number), "%d", SIGINT);
 	start_run(&b, on_pty, "--", probe(), "count", number, "1500", NULL);
 	close(slave);
-	ck_assert_msg(background_wait_for(&b, "ready\n", 10000), "stderr:\n%s",
+	ck_assert_msg(spawn_wait_for(&b, "ready\n", 10000), "stderr:\n%s",
 		      b.err);
 	pause_ms(100);
 	ck_assert_int_eq(write(master, "\003", 1), 1);
-	int status = background_finish(&b, 10000);
+	int status = finish(&b, 10000);
 	close(master);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		      "status %#x; stderr:\n%s", status, b.err);
 	ck_assert_msg(strstr(b.out, "count 1\n"),
 		      "^C reached the command other than once: %s", b.out);
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
@@ -345,22 +355,22 @@ END_TEST
  * job stopped); SIGCONT continues both. */
 START_TEST(trms_run_stops_with_the_command)
 {
-	struct background b;
+	struct spawn_result b;
 	int status;
 
 	start_run(&b, default_signals, "--", probe(), "wait", NULL);
-	ck_assert(background_wait_for(&b, "ready\n", 10000));
+	ck_assert(spawn_wait_for(&b, "ready\n", 10000));
 	ck_assert_int_eq(kill(b.pid, SIGTSTP), 0);
 	ck_assert_int_eq(waitpid(b.pid, &status, WUNTRACED), b.pid);
 	ck_assert_msg(WIFSTOPPED(status), "status %#x", status);
 	ck_assert_int_eq(kill(b.pid, SIGCONT), 0);
 	pause_ms(200);
 	ck_assert_int_eq(kill(b.pid, SIGUSR1), 0);
-	status = background_finish(&b, 10000);
+	status = finish(&b, 10000);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == SIGUSR1,
 		      "status %#x; stdout %s; stderr:\n%s", status, b.out,
 		      b.err);
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
@@ -371,13 +381,13 @@ END_TEST
  * the directory. */
 START_TEST(profiles_of_a_tree_in_one_directory)
 {
-	struct background b;
+	struct spawn_result b;
 	char dir[512], all[600];
 	struct listing l;
 
 	start_run(&b, NULL, "--all", "--", "/bin/sh", "-c",
 		  "cd / && ls >/dev/null; cd /tmp && ls >/dev/null", NULL);
-	ck_assert_int_eq(background_finish(&b, 20000), 0);
+	ck_assert_int_eq(finish(&b, 20000), 0);
 	ck_assert_msg(run_directory("trms-sh.", dir, sizeof(dir)),
 		      "no trms-sh.PID directory; stderr:\n%s", b.err);
 	list_dir(dir, &l);
@@ -392,26 +402,26 @@ START_TEST(profiles_of_a_tree_in_one_directory)
 		 "profiles in %s/; read them with: trms report %s/\n",
 		 slash + 1, slash + 1);
 	ck_assert_msg(strstr(b.err, expected), "stderr:\n%s", b.err);
-	background_free(&b);
+	spawn_free(&b);
 
-	char *report[] = { (char *)env_path("TRMS_BIN"), "report", dir, NULL };
-	background_start(&b, report, scratch, NULL, NULL);
-	ck_assert_msg(background_finish(&b, 20000) == 0, "stderr:\n%s", b.err);
-	background_free(&b);
+	char *report[] = { (char *)test_env("TRMS_BIN"), "report", dir, NULL };
+	start(&b, report, scratch, NULL, NULL);
+	ck_assert_msg(finish(&b, 20000) == 0, "stderr:\n%s", b.err);
+	spawn_free(&b);
 	snprintf(all, sizeof(all), "%s/all.trms", scratch);
-	char *merge[] = { (char *)env_path("TRMS_BIN"), "merge", "-o", all,
+	char *merge[] = { (char *)test_env("TRMS_BIN"), "merge", "-o", all,
 			  dir, NULL };
-	background_start(&b, merge, scratch, NULL, NULL);
-	ck_assert_msg(background_finish(&b, 20000) == 0, "stderr:\n%s", b.err);
+	start(&b, merge, scratch, NULL, NULL);
+	ck_assert_msg(finish(&b, 20000) == 0, "stderr:\n%s", b.err);
 	ck_assert(complete_profile(all));
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
 /* -o relative to trms run's directory, not to where each process is. */
 START_TEST(output_template_fixed_at_start)
 {
-	struct background b;
+	struct spawn_result b;
 	char dir[512];
 	struct listing l;
 
@@ -419,12 +429,12 @@ START_TEST(output_template_fixed_at_start)
 	ck_assert_int_eq(mkdir(dir, 0777), 0);
 	start_run(&b, NULL, "--all", "-o", "prof/%e.%p.trms", "--", "/bin/sh",
 		  "-c", "cd /tmp && exec ls", NULL);
-	ck_assert_int_eq(background_finish(&b, 20000), 0);
+	ck_assert_int_eq(finish(&b, 20000), 0);
 	list_dir(dir, &l);
 	ck_assert_msg(l.profiles == 2 && !l.others, "%zu profiles, others %s; "
 		      "stderr:\n%s", l.profiles, l.names, b.err);
 	ck_assert_msg(strstr(b.err, "trms report prof/"), "stderr:\n%s", b.err);
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
@@ -432,23 +442,23 @@ END_TEST
  * for it goes too); --all keeps it. */
 START_TEST(recorded_nothing_leaves_nothing)
 {
-	struct background b;
+	struct spawn_result b;
 	char dir[512];
 	struct listing l;
 
 	start_run(&b, NULL, "--", "/bin/true", NULL);
-	ck_assert_int_eq(background_finish(&b, 10000), 0);
+	ck_assert_int_eq(finish(&b, 10000), 0);
 	ck_assert_msg(strstr(b.err, "1 process, no profile: it recorded "
 				    "nothing"),
 		      "stderr:\n%s", b.err);
 	ck_assert(!run_directory("trms-true.", dir, sizeof(dir)));
-	background_free(&b);
+	spawn_free(&b);
 	start_run(&b, NULL, "--all", "--", "/bin/true", NULL);
-	ck_assert_int_eq(background_finish(&b, 10000), 0);
+	ck_assert_int_eq(finish(&b, 10000), 0);
 	ck_assert(run_directory("trms-true.", dir, sizeof(dir)));
 	list_dir(dir, &l);
 	ck_assert_msg(l.profiles == 1, "stderr:\n%s", b.err);
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
@@ -456,13 +466,13 @@ END_TEST
  * and its profile comes later, into the same directory. */
 START_TEST(daemon_profile_comes_later)
 {
-	struct background b;
+	struct spawn_result b;
 	char dir[512], proc[64];
 	struct listing l;
 
 	start_run(&b, NULL, "--", probe(), "daemon", "1000", NULL);
 	/* The pipes close when the daemon ends: trms run is long gone. */
-	ck_assert_int_eq(background_finish(&b, 20000), 0);
+	ck_assert_int_eq(finish(&b, 20000), 0);
 	int daemon = atoi(b.out);
 	ck_assert_msg(daemon > 0, "stdout %s", b.out);
 	char said[128];
@@ -477,7 +487,7 @@ START_TEST(daemon_profile_comes_later)
 	list_dir(dir, &l);
 	ck_assert_msg(l.profiles == 1 && !l.others, "%zu profiles, others %s",
 		      l.profiles, l.names);
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
@@ -485,14 +495,14 @@ END_TEST
  * target's. */
 START_TEST(program_named_as_started)
 {
-	struct background b;
+	struct spawn_result b;
 	char link_path[512], dir[512], name[256];
 	struct listing l;
 
 	snprintf(link_path, sizeof(link_path), "%s/alias-of-probe", scratch);
 	ck_assert_int_eq(symlink(probe(), link_path), 0);
 	start_run(&b, NULL, "--all", "--", link_path, "signals", NULL);
-	ck_assert_int_eq(background_finish(&b, 10000), 0);
+	ck_assert_int_eq(finish(&b, 10000), 0);
 	ck_assert(run_directory("trms-alias-of-probe.", dir, sizeof(dir)));
 	list_dir(dir, &l);
 	ck_assert_int_eq(l.profiles, 1);
@@ -505,7 +515,7 @@ START_TEST(program_named_as_started)
 	closedir(d);
 	ck_assert_msg(!strncmp(name, "alias-of-probe.", 15), "profile %s",
 		      name);
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
@@ -514,7 +524,7 @@ END_TEST
 /* Workers that exit while their supervisor sends them SIGTERM, each as
  * soon as the library said it began the exit's write: none dies of it,
  * every profile is complete, nothing else is left. */
-static void check_exit_race(const char *dir, struct background *b)
+static void check_exit_race(const char *dir, struct spawn_result *b)
 {
 	struct listing l;
 	int killed = -1, exited = -1, marked = -1;
@@ -534,22 +544,22 @@ static void check_exit_race(const char *dir, struct background *b)
 
 START_TEST(sigterm_at_exit_under_trms_run)
 {
-	struct background b;
+	struct spawn_result b;
 	char dir[512];
 
 	start_run(&b, NULL, "-vv", "--", probe(), "exit-race", "40",
 		  "exit: writing the profile", NULL);
-	ck_assert_int_eq(background_finish(&b, 60000), 0);
+	ck_assert_int_eq(finish(&b, 60000), 0);
 	ck_assert(run_directory("trms-run-probe.", dir, sizeof(dir)));
 	check_exit_race(dir, &b);
 	assert_tmp_empty();
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
 START_TEST(sigterm_at_exit_writing_files)
 {
-	struct background b;
+	struct spawn_result b;
 	char dir[512], output[600], preload[4200];
 	char *argv[] = { (char *)probe(), "exit-race", "40",
 			 "exit: writing the profile", NULL };
@@ -558,12 +568,12 @@ START_TEST(sigterm_at_exit_writing_files)
 	ck_assert_int_eq(mkdir(dir, 0777), 0);
 	snprintf(output, sizeof(output), "TRMS_OUTPUT=%s/%%e.%%p.trms", dir);
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s",
-		 env_path("TRMS_LIB"));
+		 test_env("TRMS_LIB"));
 	char *env[] = { output, preload, "TRMS_VERBOSE=2", NULL };
-	background_start(&b, argv, scratch, env, NULL);
-	ck_assert_int_eq(background_finish(&b, 60000), 0);
+	start(&b, argv, scratch, env, NULL);
+	ck_assert_int_eq(finish(&b, 60000), 0);
 	check_exit_race(dir, &b);
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
@@ -572,7 +582,7 @@ END_TEST
  * short); only complete profiles are left, nothing else. */
 START_TEST(killed_while_writing_leaves_nothing)
 {
-	struct background b;
+	struct spawn_result b;
 	char dir[512], output[600], preload[4200], number[16];
 	struct listing l;
 
@@ -581,26 +591,26 @@ START_TEST(killed_while_writing_leaves_nothing)
 	ck_assert_int_eq(mkdir(dir, 0777), 0);
 	snprintf(output, sizeof(output), "TRMS_OUTPUT=%s/%%e.%%p.trms", dir);
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s",
-		 env_path("TRMS_LIB"));
+		 test_env("TRMS_LIB"));
 	char *env[] = { output, preload, "TRMS_VERBOSE=2", NULL };
 	char *argv[] = { (char *)probe(), "exit-race", "40",
 			 "exit: writing the profile", number, NULL };
-	background_start(&b, argv, scratch, env, NULL);
-	ck_assert_int_eq(background_finish(&b, 60000), 0);
+	start(&b, argv, scratch, env, NULL);
+	ck_assert_int_eq(finish(&b, 60000), 0);
 	list_dir(dir, &l);
 	ck_assert_msg(!l.others, "left: %s", l.names);
 	printf("SIGKILL at the exit's write (files): %s", b.out);
-	background_free(&b);
+	spawn_free(&b);
 
 	start_run(&b, NULL, "-vv", "--", probe(), "exit-race", "40",
 		  "exit: writing the profile", number, NULL);
-	ck_assert_int_eq(background_finish(&b, 60000), 0);
+	ck_assert_int_eq(finish(&b, 60000), 0);
 	ck_assert(run_directory("trms-run-probe.", dir, sizeof(dir)));
 	list_dir(dir, &l);
 	ck_assert_msg(!l.others, "left: %s", l.names);
 	printf("SIGKILL at the exit's write (trms run): %s", b.out);
 	assert_tmp_empty();
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
@@ -615,13 +625,13 @@ static void limit_file_size(void)
  * SIGXFSZ, the command's status, the reason said, no file. */
 START_TEST(file_size_limit_of_trms_run)
 {
-	struct background b;
+	struct spawn_result b;
 	char dir[512];
 	struct listing l;
 
 	start_run(&b, limit_file_size, "--all", "--", "/bin/sh", "-c",
 		  "exit 3", NULL);
-	int status = background_finish(&b, 10000);
+	int status = finish(&b, 10000);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 3,
 		      "status %#x; stderr:\n%s", status, b.err);
 	ck_assert_msg(strstr(b.err, "profile NOT written: ") &&
@@ -631,7 +641,7 @@ START_TEST(file_size_limit_of_trms_run)
 	ck_assert(!run_directory("trms-sh.", dir, sizeof(dir)));
 	list_dir(scratch, &l);
 	ck_assert_msg(l.others == 1, "left: %s", l.names);
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
@@ -642,13 +652,13 @@ END_TEST
  * asked, per thread and second of elapsed time. */
 START_TEST(wall_clock_rate_delivered)
 {
-	struct background b;
+	struct spawn_result b;
 	char path[512], line[256];
 	long hz = -1;
 
 	start_run(&b, NULL, "--sample-clock", "wall", "-o", "wall.trms", "--",
 		  "/bin/sleep", "0.6", NULL);
-	ck_assert_int_eq(background_finish(&b, 10000), 0);
+	ck_assert_int_eq(finish(&b, 10000), 0);
 	snprintf(path, sizeof(path), "%s/wall.trms", scratch);
 	FILE *f = fopen(path, "r");
 	ck_assert_msg(f != NULL, "no %s; stderr:\n%s", path, b.err);
@@ -657,7 +667,7 @@ START_TEST(wall_clock_rate_delivered)
 	fclose(f);
 	ck_assert_msg(hz >= 80 && hz <= 110,
 		      "100 Hz of wall-clock time asked, %ld delivered", hz);
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 
@@ -668,12 +678,12 @@ END_TEST
  * and listed with the others. */
 START_TEST(profile_of_a_process_that_became_nobody)
 {
-	struct background b;
+	struct spawn_result b;
 	char dir[512];
 	struct listing l;
 
 	start_run(&b, NULL, "--", probe(), "nobody", NULL);
-	int status = background_finish(&b, 20000);
+	int status = finish(&b, 20000);
 	ck_assert_msg(status == 0, "status %#x; stderr:\n%s", status, b.err);
 	ck_assert(run_directory("trms-run-probe.", dir, sizeof(dir)));
 	list_dir(dir, &l);
@@ -682,7 +692,7 @@ START_TEST(profile_of_a_process_that_became_nobody)
 		      l.names, b.err);
 	ck_assert_msg(strstr(b.err, "2 processes, 2 profiles in"),
 		      "stderr:\n%s", b.err);
-	background_free(&b);
+	spawn_free(&b);
 }
 END_TEST
 

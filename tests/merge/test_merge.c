@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "profile_merge.h"
+#include "scratch.h"
 #include "spawn.h"
 #include "suite_main.h"
 #include "test_util.h"
@@ -36,27 +37,15 @@
 
 static char scratch[256];
 
-static const char *trms_bin(void)
-{
-	const char *bin = getenv("TRMS_BIN");
-
-	ck_assert_msg(bin != NULL, "TRMS_BIN is not set");
-	return bin;
-}
-
 static void setup(void)
 {
-	snprintf(scratch, sizeof(scratch), "/tmp/trms-merge-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	scratch_make(scratch, sizeof(scratch), "merge");
 	ck_assert_int_eq(chdir(scratch), 0);
 }
 
 static void teardown(void)
 {
-	char cmd[400];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
-	ck_assert_int_eq(system(cmd), 0);
+	ck_assert(scratch_remove(scratch));
 }
 
 /* A path in the scratch directory (one of a few rotating buffers). */
@@ -73,27 +62,17 @@ static const char *in_scratch(const char *name)
 static const char *write_file(const char *name, const char *text)
 {
 	const char *path = in_scratch(name);
-	FILE *f = fopen(path, "w");
 
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
+	file_write(path, text);
 	return path;
 }
 
+/* The whole of @path, which must exist. */
 static char *read_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
+	char *text = file_read(path);
 
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	FILE *mem = open_memstream(&text, &len);
-	ck_assert_ptr_nonnull(mem);
-	for (int c; (c = getc(f)) != EOF;)
-		putc(c, mem);
-	fclose(f);
-	fclose(mem);
+	ck_assert_msg(text != NULL, "cannot open %s", path);
 	return text;
 }
 
@@ -111,7 +90,7 @@ static void run(struct spawn_result *r, ...)
 	size_t n = 0;
 	va_list ap;
 
-	argv[n++] = (char *)trms_bin();
+	argv[n++] = (char *)test_env("TRMS_BIN");
 	va_start(ap, r);
 	for (char *arg; (arg = va_arg(ap, char *));) {
 		ck_assert(n < 31);
@@ -129,7 +108,7 @@ static void merge(const char *out, const char *const *inputs, size_t n)
 	size_t k = 0;
 	struct spawn_result r;
 
-	argv[k++] = (char *)trms_bin();
+	argv[k++] = (char *)test_env("TRMS_BIN");
 	argv[k++] = "merge";
 	argv[k++] = "-o";
 	argv[k++] = (char *)out;
@@ -152,7 +131,7 @@ static char *report(const char *option, const char *const *inputs,
 	size_t k = 0;
 	struct spawn_result r;
 
-	argv[k++] = (char *)trms_bin();
+	argv[k++] = (char *)test_env("TRMS_BIN");
 	argv[k++] = "report";
 	if (option)
 		argv[k++] = (char *)option;
@@ -369,7 +348,7 @@ START_TEST(pipe_input)
 	const char *out = in_scratch("piped.trms");
 	char *argv[] = { "/bin/bash", "-c",
 			 "exec \"$0\" merge -o \"$1\" <(cat \"$2\") \"$3\"",
-			 (char *)trms_bin(), (char *)out, (char *)a, (char *)b,
+			 (char *)test_env("TRMS_BIN"), (char *)out, (char *)a, (char *)b,
 			 NULL };
 	struct spawn_result r;
 
@@ -828,7 +807,7 @@ static void expect_failure(int status, const char *out, const char *before,
 	size_t k = 0;
 	struct spawn_result r;
 
-	argv[k++] = (char *)trms_bin();
+	argv[k++] = (char *)test_env("TRMS_BIN");
 	argv[k++] = "merge";
 	for (; args[k - 2]; k++)
 		argv[k] = (char *)args[k - 2];
