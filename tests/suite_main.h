@@ -9,18 +9,18 @@
 #include <stdlib.h>
 
 /* A case of @suite called @name (what CK_RUN_CASE names): each of its
- * tests runs between @setup and @teardown (either may be NULL), within
- * @timeout seconds (0: Check's default, or CK_DEFAULT_TIMEOUT). */
+ * tests runs between @before_each and @after_each (either may be NULL),
+ * within @timeout seconds (0: Check's default, or CK_DEFAULT_TIMEOUT). */
 static inline TCase *suite_case(Suite *suite, const char *name,
-				double timeout, void (*setup)(void),
-				void (*teardown)(void))
+				double timeout, void (*before_each)(void),
+				void (*after_each)(void))
 {
 	TCase *tc = tcase_create(name);
 
 	if (timeout > 0)
 		tcase_set_timeout(tc, timeout);
-	if (setup || teardown)
-		tcase_add_checked_fixture(tc, setup, teardown);
+	if (before_each || after_each)
+		tcase_add_checked_fixture(tc, before_each, after_each);
 	suite_add_tcase(suite, tc);
 	return tc;
 }
