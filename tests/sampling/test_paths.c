@@ -211,17 +211,12 @@ static void expect_rooted(const struct tree *t, uint32_t thread,
 static void idleness_run(const char *clock)
 {
 	const unsigned hz = 1000;
-	char *dir = make_dir(clock);
 	char *argv[] = { helper("sm-idle"), NULL };
-	struct env env;
 	struct run r;
 	struct profile_doc doc;
 	struct tree t;
 
-	env_sampled(&env, dir, hz, clock);
-	run_in(dir, argv, env.v, SM_DEADLINE, &r);
-	expect_status(&r, 0);
-	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
+	run_sampled(clock, argv, hz, clock, NULL, 0, &r, &doc);
 	tree_build(&t, &doc);
 	char *top = top_paths(&t, 12);
 
@@ -318,9 +313,6 @@ static void idleness_run(const char *clock)
 	tree_free(&t);
 	profile_doc_free(&doc);
 	run_free(&r);
-	env_free(&env);
-	free(argv[0]);
-	free(dir);
 }
 
 START_TEST(idleness_cpu_clock)
@@ -342,16 +334,12 @@ START_TEST(sampling_adds_no_io)
 	static const char *const clocks[] = { "cpu", "wall" };
 
 	for (size_t k = 0; k < 2; k++) {
-		char *dir = make_dir(clocks[k]);
 		char *argv[] = { helper("sm-idle"), NULL };
-		struct env env;
 		struct run r;
 		struct profile_doc doc;
 
-		env_sampled(&env, dir, 1000, clocks[k]);
-		run_in(dir, argv, env.v, SM_DEADLINE, &r);
-		expect_status(&r, 0);
-		ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
+		run_sampled(clocks[k], argv, 1000, clocks[k], NULL, 0, &r,
+			    &doc);
 		ck_assert_uint_gt(meta_u64(&doc, "samples"), 0);
 		for (size_t i = 0; i < doc.n_threads; i++) {
 			const struct profile_thread *th = &doc.threads[i];
@@ -369,9 +357,6 @@ START_TEST(sampling_adds_no_io)
 		}
 		profile_doc_free(&doc);
 		run_free(&r);
-		env_free(&env);
-		free(argv[0]);
-		free(dir);
 	}
 }
 END_TEST

@@ -118,23 +118,18 @@ END_TEST
 START_TEST(plugin_reloaded_many_times)
 {
 	const unsigned cycles = 5000;
-	char *dir = make_dir("reload");
 	char *n = xasprintf("%u", cycles);
 	char *argv[] = { helper("sm-dlopen"), (char *)test_env("SM_PLUGIN"), n,
 			 NULL };
-	struct env env;
 	struct run r;
 	struct profile_doc doc;
 	unsigned done;
 	long growth_kib;
 
-	env_sampled(&env, dir, 1000, "cpu");
-	run_in(dir, argv, env.v, SM_DEADLINE, &r);
-	expect_status(&r, 0);
+	run_sampled("reload", argv, 1000, "cpu", NULL, 0, &r, &doc);
 	SM_CHECK(sscanf(r.out, "cycles %u rss_growth_kib %ld", &done,
 			&growth_kib) == 2 && done == cycles,
 		 "sm-dlopen printed '%s'", r.out);
-	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
 	size_t plugin_lines = 0;
 	for (size_t i = 0; i < doc.n_modules; i++)
 		plugin_lines += strstr(doc.modules[i].path, "libsm_plugin") != NULL;
@@ -151,10 +146,7 @@ START_TEST(plugin_reloaded_many_times)
 		 cycles, plugin_lines);
 	profile_doc_free(&doc);
 	run_free(&r);
-	env_free(&env);
-	free(argv[0]);
 	free(n);
-	free(dir);
 }
 END_TEST
 
@@ -288,18 +280,13 @@ START_TEST(fork_handlers_are_library_time)
 		"after_fork_parent", "after_fork_child", "unlock_all",
 		"urcu_bp_before_fork", "urcu_bp_after_fork_parent",
 	};
-	char *dir = make_dir("forks");
 	char *argv[] = { helper("sm-fork"), "forks", "400", NULL };
-	struct env env;
 	struct run r;
 	struct profile_doc doc;
 	struct tree t;
 
-	env_sampled(&env, dir, 1000, "cpu");
-	run_in(dir, argv, env.v, SM_DEADLINE, &r);
-	expect_status(&r, 0);
+	run_sampled("forks", argv, 1000, "cpu", NULL, 0, &r, &doc);
 	ck_assert_str_eq(r.out, "forks 400\n");
-	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
 	tree_build(&t, &doc);
 	uint64_t library = 0;
 	for (size_t i = 0; i < doc.n_threads; i++)
@@ -316,27 +303,19 @@ START_TEST(fork_handlers_are_library_time)
 	tree_free(&t);
 	profile_doc_free(&doc);
 	run_free(&r);
-	env_free(&env);
-	free(argv[0]);
-	free(dir);
 }
 END_TEST
 
 START_TEST(five_hundred_threads)
 {
 	const unsigned hz = 1000;
-	char *dir = make_dir("threads");
 	char *argv[] = { helper("sm-fork"), "threads", NULL };
-	struct env env;
 	struct run r;
 	struct profile_doc doc;
 	struct tree t;
 
-	env_sampled(&env, dir, hz, "cpu");
-	run_in(dir, argv, env.v, SM_DEADLINE, &r);
-	expect_status(&r, 0);
+	run_sampled("threads", argv, hz, "cpu", NULL, 0, &r, &doc);
 	ck_assert_str_eq(r.out, "threads 500\n");
-	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
 	SM_CHECK(doc.n_threads == 501,
 		      "expected 501 threads in the profile, saw %zu",
 		      doc.n_threads);
@@ -364,9 +343,6 @@ START_TEST(five_hundred_threads)
 	tree_free(&t);
 	profile_doc_free(&doc);
 	run_free(&r);
-	env_free(&env);
-	free(argv[0]);
-	free(dir);
 }
 END_TEST
 

@@ -107,20 +107,15 @@ END_TEST
 START_TEST(system_time_is_sampled)
 {
 	const unsigned hz = 1000;
-	char *dir = make_dir("systime");
 	char *argv[] = { helper("sm-systime"), "1.0", NULL };
-	struct env env;
 	struct run r;
 	struct profile_doc doc;
 	struct tree t;
 	double user, sys;
 
-	env_sampled(&env, dir, hz, "cpu");
-	run_in(dir, argv, env.v, SM_DEADLINE, &r);
-	expect_status(&r, 0);
+	run_sampled("systime", argv, hz, "cpu", NULL, 0, &r, &doc);
 	SM_CHECK(sscanf(r.out, "user %lf sys %lf", &user, &sys) == 2,
 		      "sm-systime printed '%s'", r.out);
-	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
 	tree_build(&t, &doc);
 	struct agg burn = under(&t, "kernel_burn", NULL, -1);
 	uint64_t samples = meta_u64(&doc, "samples");
@@ -138,9 +133,6 @@ START_TEST(system_time_is_sampled)
 	tree_free(&t);
 	profile_doc_free(&doc);
 	run_free(&r);
-	env_free(&env);
-	free(argv[0]);
-	free(dir);
 }
 END_TEST
 
@@ -149,17 +141,12 @@ END_TEST
  * blocking call meanwhile. */
 START_TEST(cpu_samples_in_hooked_call_are_work)
 {
-	char *dir = make_dir("systime-hooked");
 	char *argv[] = { helper("sm-systime"), "0.5", "hooked", NULL };
-	struct env env;
 	struct run r;
 	struct profile_doc doc;
 	struct tree t;
 
-	env_sampled(&env, dir, 1000, "cpu");
-	run_in(dir, argv, env.v, SM_DEADLINE, &r);
-	expect_status(&r, 0);
-	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
+	run_sampled("systime-hooked", argv, 1000, "cpu", NULL, 0, &r, &doc);
 	tree_build(&t, &doc);
 	struct agg burn = under(&t, "kernel_burn", NULL, -1);
 	printf("hooked read: %" PRIu64 " samples in kernel_burn, %" PRIu64
@@ -174,9 +161,6 @@ START_TEST(cpu_samples_in_hooked_call_are_work)
 	tree_free(&t);
 	profile_doc_free(&doc);
 	run_free(&r);
-	env_free(&env);
-	free(argv[0]);
-	free(dir);
 }
 END_TEST
 

@@ -23,21 +23,16 @@ static void own_timer_run(const char *mode)
 {
 	const unsigned hz = 1000;
 	const double own_hz = 100;
-	char *dir = make_dir(mode);
 	char *argv[] = { helper("sm-sigprof"), (char *)mode, "1.5", NULL };
-	struct env env;
 	struct run r;
 	struct profile_doc doc;
 	int hits, sig;
 	double cpu;
 
-	env_sampled(&env, dir, hz, "cpu");
-	run_in(dir, argv, env.v, SM_DEADLINE, &r);
-	expect_status(&r, 0);
+	run_sampled(mode, argv, hz, "cpu", NULL, 0, &r, &doc);
 	SM_CHECK(sscanf(r.out, "hits %d cpu %lf signal %d", &hits, &cpu,
 			     &sig) == 3,
 		      "sm-sigprof printed '%s'", r.out);
-	ck_assert_uint_eq(read_profiles(dir, &doc, 1), 1);
 	uint64_t samples = meta_u64(&doc, "samples");
 	uint64_t sample_signal = meta_u64(&doc, "sample_signal");
 	printf("own timer (%s): handler ran %d times in %.3f s of CPU "
@@ -61,9 +56,6 @@ static void own_timer_run(const char *mode)
 		      sig, sample_signal);
 	profile_doc_free(&doc);
 	run_free(&r);
-	env_free(&env);
-	free(argv[0]);
-	free(dir);
 }
 
 START_TEST(own_sigprof_and_itimer)
