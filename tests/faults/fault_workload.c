@@ -113,7 +113,7 @@ static void *work(void *arg)
 	close(fd);
 	unlink(path);
 	trms_region_end("file");
-	burn("worker burn", 1000 + 300 * (unsigned)w->index);
+	burn("worker burn", 400 + 100 * (unsigned)w->index);
 	return w;
 }
 
@@ -132,7 +132,7 @@ int main(void)
 
 	trms_thread_name("main");
 	trms_region_begin("main");
-	uint64_t h = burn("warm up", 1000);
+	uint64_t h = burn("warm up", 400);
 
 	struct sigaction sa = { .sa_handler = on_usr1 };
 	sigemptyset(&sa.sa_mask);
@@ -172,7 +172,7 @@ int main(void)
 	if (lib)
 		dlclose(lib);
 
-	h = checksum((const unsigned char *)&h, sizeof(h), burn("finish", 1000));
+	h = checksum((const unsigned char *)&h, sizeof(h), burn("finish", 400));
 	trms_region_end("main");
 	printf("signal handled %d time(s); checksum %016llx\n", (int)handled,
 	       (unsigned long long)h);
