@@ -1,7 +1,9 @@
 #!/bin/sh
 # The shared library exports exactly what is documented: the functions the
 # public header declares with TRMS_API, and the C library functions listed
-# in docs/hooks.md (which src/trms.map exports) -- no more, no less.
+# in docs/hooks.md (which src/trms.map exports) -- no more, no less.  And
+# it has none of the test-only fault injection (src/vm.c, tests/faults):
+# neither its counter nor its setting.
 set -eu
 lib=$1
 header=$2
@@ -22,6 +24,11 @@ if ! cmp -s "$tmp/documented" "$tmp/exported"; then
 	comm -23 "$tmp/documented" "$tmp/exported"
 	echo "exported but not documented:"
 	comm -13 "$tmp/documented" "$tmp/exported"
+	exit 1
+fi
+if nm "$lib" 2>/dev/null | grep -q 'vm_allocations' ||
+	grep -q 'TRMS_FAULT_ALLOC' "$lib"; then
+	echo "the library has the test-only fault injection (TRMS_FAULT_INJECTION)"
 	exit 1
 fi
 echo "exports match the documentation: $(wc -l <"$tmp/api") API functions, $(wc -l <"$tmp/hooks") interposed functions"

@@ -1,12 +1,29 @@
 /*
- * suite_main.h - what every Check program's main does: run one suite and
- * exit with its verdict.
+ * suite_main.h - what every Check program does: make its cases, run one
+ * suite and exit with its verdict.
  */
 #ifndef TRMS_SUITE_MAIN_H
 #define TRMS_SUITE_MAIN_H
 
 #include <check.h>
 #include <stdlib.h>
+
+/* A case of @suite called @name (what CK_RUN_CASE names): each of its
+ * tests runs between @before_each and @after_each (either may be NULL),
+ * within @timeout seconds (0: Check's default, or CK_DEFAULT_TIMEOUT). */
+static inline TCase *suite_case(Suite *suite, const char *name,
+				double timeout, void (*before_each)(void),
+				void (*after_each)(void))
+{
+	TCase *tc = tcase_create(name);
+
+	if (timeout > 0)
+		tcase_set_timeout(tc, timeout);
+	if (before_each || after_each)
+		tcase_add_checked_fixture(tc, before_each, after_each);
+	suite_add_tcase(suite, tc);
+	return tc;
+}
 
 static inline int run_suite(Suite *suite)
 {

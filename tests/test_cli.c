@@ -11,18 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "spawn.h"
 #include "suite_main.h"
 
 static char scratch[256];
-
-static const char *trms_bin(void)
-{
-	const char *bin = getenv("TRMS_BIN");
-
-	ck_assert_msg(bin != NULL, "TRMS_BIN is not set");
-	return bin;
-}
 
 /* Write @text to a scratch file called @name; returns its path. */
 static const char *scratch_file(const char *name, const char *text)
@@ -30,10 +23,7 @@ static const char *scratch_file(const char *name, const char *text)
 	static char path[512];
 
 	snprintf(path, sizeof(path), "%s/%s", scratch, name);
-	FILE *f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
+	file_write(path, text);
 	return path;
 }
 
@@ -43,7 +33,7 @@ static void run(struct spawn_result *r, const char *input, ...)
 	size_t n = 0;
 	va_list ap;
 
-	argv[n++] = (char *)trms_bin();
+	argv[n++] = (char *)test_env("TRMS_BIN");
 	va_start(ap, input);
 	for (char *arg; (arg = va_arg(ap, char *));)
 		argv[n++] = arg;
@@ -54,8 +44,7 @@ static void run(struct spawn_result *r, const char *input, ...)
 
 static void setup(void)
 {
-	snprintf(scratch, sizeof(scratch), "/tmp/trms-cli-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	scratch_make(scratch, sizeof(scratch), "cli");
 	/* The commands run here: nothing they do may leave a profile of
 	 * the command itself behind. */
 	ck_assert_int_eq(chdir(scratch), 0);
@@ -68,8 +57,7 @@ static void teardown(void)
 	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -q '^trms\\..*\\.trms$'",
 		 scratch);
 	int stray = system(cmd) == 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
-	ck_assert_int_eq(system(cmd), 0);
+	ck_assert(scratch_remove(scratch));
 	ck_assert_msg(!stray, "the trms command left a profile of itself");
 }
 
@@ -382,10 +370,8 @@ END_TEST
 static Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
-	TCase *tc = tcase_create("cli");
+	TCase *tc = suite_case(s, "cli", 60, setup, teardown);
 
-	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, replay_prints_activations);
 	tcase_add_test(tc, replay_closes_pending_in_order);
 	tcase_add_test(tc, replay_granularity_option);
@@ -396,7 +382,6 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, report_and_merge_take_directories);
 	tcase_add_test(tc, help_and_usage);
 	tcase_add_test(tc, run_sampling_options);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -16,23 +16,21 @@
 #include <unistd.h>
 
 #include "profile_reader.h"
+#include "scratch.h"
 #include "spawn.h"
 #include "suite_main.h"
+#include "test_util.h"
 
 static char scratch[256];
 
 static void setup(void)
 {
-	snprintf(scratch, sizeof(scratch), "/tmp/trms-lifecycle-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	scratch_make(scratch, sizeof(scratch), "lifecycle");
 }
 
 static void teardown(void)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
-	ck_assert_int_eq(system(cmd), 0);
+	ck_assert(scratch_remove(scratch));
 }
 
 /* Run lifecycle @mode (with @arg, if not NULL) with @cost, sampling at
@@ -43,10 +41,9 @@ static void run_lifecycle_with(const char *mode, const char *arg,
 {
 	char output[400], cost_env[40], hz_env[40], verbosity_env[40];
 	char *env[] = { output, cost_env, hz_env, verbosity_env, NULL };
-	char *argv[] = { getenv("LIFECYCLE_BIN"), (char *)mode, (char *)arg,
-			 NULL };
+	char *argv[] = { (char *)test_env("LIFECYCLE_BIN"), (char *)mode,
+			 (char *)arg, NULL };
 
-	ck_assert_ptr_nonnull(argv[0]);
 	snprintf(output, sizeof(output), "TRMS_OUTPUT=%s/%%e.%%p.trms",
 		 scratch);
 	snprintf(cost_env, sizeof(cost_env), "TRMS_COST=%s", cost);
@@ -90,30 +87,6 @@ static unsigned occurrences(const char *s, const char *text)
 	return n;
 }
 
-/* Read every profile in the scratch directory into @docs. */
-static size_t read_profiles(struct profile_doc *docs, size_t max)
-{
-	DIR *d = opendir(scratch);
-	struct dirent *e;
-	size_t n = 0;
-	char path[600], err[512];
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		if (len < 5 || strcmp(e->d_name + len - 5, ".trms"))
-			continue;
-		ck_assert_uint_lt(n, max);
-		snprintf(path, sizeof(path), "%s/%s", scratch, e->d_name);
-		ck_assert_msg(profile_read(path, &docs[n], err, sizeof(err)) ==
-				      0,
-			      "%s", err);
-		n++;
-	}
-	closedir(d);
-	return n;
-}
-
 /* The count of activations of @region with trms @n, 0 if none. */
 static uint64_t activations(const struct profile_doc *doc, const char *region,
 			    uint64_t n)
@@ -145,7 +118,7 @@ START_TEST(fork_gives_two_profiles)
 
 	run_lifecycle("fork", &r);
 	ck_assert_int_eq(r.status, 0);
-	ck_assert_uint_eq(read_profiles(docs, 4), 2);
+	ck_assert_uint_eq(profiles_in_dir(scratch, docs, 4), 2);
 	/* Tell parent from child by their pids. */
 	struct profile_doc *parent = &docs[0], *child = &docs[1];
 	if (meta_number(child, "ppid") != meta_number(parent, "pid")) {
@@ -176,7 +149,7 @@ START_TEST(exec_writes_profile_first)
 
 	run_lifecycle("exec", &r);
 	ck_assert_int_eq(r.status, 0); /* /bin/true's */
-	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	ck_assert_uint_eq(profiles_in_dir(scratch, docs, 4), 1);
 	ck_assert_uint_eq(activations(&docs[0], "before_exec", 5), 1);
 	profile_doc_free(&docs[0]);
 	spawn_free(&r);
@@ -196,7 +169,7 @@ START_TEST(exec_of_itself_keeps_every_profile)
 	run_lifecycle("exec-self", &r);
 	ck_assert_msg(r.status == 0, "exec-self: status %d: %s", r.status,
 		      r.err);
-	ck_assert_uint_eq(read_profiles(docs, 4), 3);
+	ck_assert_uint_eq(profiles_in_dir(scratch, docs, 4), 3);
 	for (unsigned k = 0; k < 3; k++) {
 		unsigned holders = 0;
 		for (unsigned d = 0; d < 3; d++) {
@@ -234,7 +207,7 @@ START_TEST(exit_now_writes_profile)
 
 	run_lifecycle("_exit", &r);
 	ck_assert_int_eq(r.status, 5);
-	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	ck_assert_uint_eq(profiles_in_dir(scratch, docs, 4), 1);
 	/* Left open, ended at _exit: 24 aligned bytes are 6 cells. */
 	ck_assert_uint_eq(activations(&docs[0], "until_exit", 6), 1);
 	profile_doc_free(&docs[0]);
@@ -249,7 +222,7 @@ START_TEST(process_without_regions_has_a_profile)
 
 	run_lifecycle("idle", &r);
 	ck_assert_int_eq(r.status, 0);
-	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	ck_assert_uint_eq(profiles_in_dir(scratch, docs, 4), 1);
 	ck_assert_uint_eq(docs[0].n_tuples, 0);
 	ck_assert_uint_eq(docs[0].n_threads, 1);
 	ck_assert_ptr_nonnull(profile_meta(&docs[0], "command"));
@@ -277,7 +250,7 @@ START_TEST(thousand_threads_leave_nothing_behind)
 			 4);
 	ck_assert_uint_eq(shadow1000, shadow10);
 	ck_assert_int_eq(fds1000, fds10);
-	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	ck_assert_uint_eq(profiles_in_dir(scratch, docs, 4), 1);
 	ck_assert_uint_eq(docs[0].n_threads, 1001);
 	/* 4096 bytes read after being written by the same activation: no
 	 * input. */
@@ -303,7 +276,7 @@ START_TEST(sigterm_still_leaves_profile)
 	run_lifecycle("sigterm", &r);
 	/* Killed by the signal, as without the library. */
 	ck_assert_int_eq(r.status, 128 + SIGTERM);
-	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	ck_assert_uint_eq(profiles_in_dir(scratch, docs, 4), 1);
 	ck_assert_uint_eq(activations(&docs[0], "until_signal", 7), 1);
 	profile_doc_free(&docs[0]);
 	spawn_free(&r);
@@ -319,7 +292,7 @@ START_TEST(program_handler_wins)
 	/* 4: the library's handler showed through; 8: the program's
 	 * handler did not run. */
 	ck_assert_int_eq(r.status, 9);
-	ck_assert_uint_eq(read_profiles(docs, 4), 1);
+	ck_assert_uint_eq(profiles_in_dir(scratch, docs, 4), 1);
 	ck_assert_uint_eq(activations(&docs[0], "before_signal", 1), 1);
 	profile_doc_free(&docs[0]);
 	spawn_free(&r);
@@ -382,10 +355,8 @@ END_TEST
 static Suite *lifecycle_suite(void)
 {
 	Suite *s = suite_create("lifecycle");
-	TCase *tc = tcase_create("lifecycle");
+	TCase *tc = suite_case(s, "lifecycle", 120, setup, teardown);
 
-	tcase_set_timeout(tc, 120);
-	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, fork_gives_two_profiles);
 	tcase_add_test(tc, exec_writes_profile_first);
 	tcase_add_test(tc, exec_survives_fast_sampling);
@@ -397,7 +368,6 @@ static Suite *lifecycle_suite(void)
 	tcase_add_test(tc, program_handler_wins);
 	tcase_add_test(tc, file_size_limit_raises_no_signal);
 	tcase_add_test(tc, calibration_only_for_regions);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

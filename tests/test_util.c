@@ -5,11 +5,14 @@
 #include "test_util.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "profile_reader.h"
 
 void results_push(struct results *r, const struct result *x)
 {
@@ -108,6 +111,31 @@ void result_format(char *buf, size_t len, const struct trace *t,
 		 " cost=%" PRIu64,
 		 r->tid, t->names[r->name], r->trms, r->rms, r->induced_thread,
 		 r->induced_external, r->cost);
+}
+
+size_t profiles_in_dir(const char *dir, struct profile_doc *docs,
+		       size_t max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+	char path[4096], err[1024];
+
+	ck_assert_msg(d != NULL, "cannot open %s", dir);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 5, ".trms"))
+			continue;
+		ck_assert_msg(n < max, "more than %zu profiles in %s", max,
+			      dir);
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		ck_assert_msg(profile_read(path, &docs[n], err,
+					   sizeof(err)) == 0,
+			      "profile %s cannot be read: %s", path, err);
+		n++;
+	}
+	closedir(d);
+	return n;
 }
 
 uint64_t test_seed(const char *suite)

@@ -1,7 +1,8 @@
 /*
  * test_util.h - what the test suites share: running the engine over a
  * trace and collecting its activations, writing traces out for
- * reproduction, and a seed that can be fixed from the environment.
+ * reproduction, reading the profiles a run left, and a seed that can be
+ * fixed from the environment.
  */
 #ifndef TRMS_TEST_UTIL_H
 #define TRMS_TEST_UTIL_H
@@ -44,6 +45,13 @@ long results_compare(const struct results *a, const struct results *b);
 
 void result_format(char *buf, size_t len, const struct trace *t,
 		   const struct result *r);
+
+struct profile_doc;
+
+/* Read every profile (*.trms) in @dir into @docs: their number.  More
+ * than @max, or one that cannot be read, fails the test. */
+size_t profiles_in_dir(const char *dir, struct profile_doc *docs,
+		       size_t max);
 
 /* TRMS_SEED from the environment, or one from the clock (printed, so a
  * failing run can be repeated). */
