@@ -2,7 +2,9 @@
  * annotated.c - can the program open a region at all (see annotated.h)?
  *
  * A region is opened through trms_region_begin (the TRMS_REGION macros
- * call it too).  Code that calls it imports the symbol: an undefined entry
+ * call it too), or, in code built with `trms cc`, at every function's
+ * entry through __cyg_profile_func_enter.  Code that calls either imports
+ * the symbol: an undefined entry
  * in its object's dynamic symbol table (a weak one, for a program that
  * declares the API weak to run without the library).  Imports are what the
  * GNU hash table leaves out: in an object with DT_GNU_HASH they are among
@@ -16,7 +18,17 @@
 #include <link.h>
 #include <string.h>
 
-static const char api_entry[] = "trms_region_begin";
+static const char *const region_entries[] = { "trms_region_begin",
+					     "__cyg_profile_func_enter" };
+
+static bool is_region_entry(const char *name)
+{
+	for (size_t i = 0; i < sizeof(region_entries) / sizeof(*region_entries);
+	     i++)
+		if (!strcmp(name, region_entries[i]))
+			return true;
+	return false;
+}
 
 /* A dynamic entry's address: the loader relocates most in place, but not
  * in a read-only dynamic section (the vDSO's). */
@@ -25,7 +37,7 @@ static uintptr_t dyn_address(const struct dl_phdr_info *info, uintptr_t ptr)
 	return ptr < info->dlpi_addr ? ptr + info->dlpi_addr : ptr;
 }
 
-/* Does the object @info import api_entry? */
+/* Does the object @info import one of region_entries? */
 static bool imports_api(const struct dl_phdr_info *info)
 {
 	const ElfW(Dyn) *dyn = NULL;
@@ -60,7 +72,7 @@ static bool imports_api(const struct dl_phdr_info *info)
 		return false;
 	for (size_t i = 1; i < count; i++)
 		if (symtab[i].st_shndx == SHN_UNDEF && symtab[i].st_name &&
-		    !strcmp(strtab + symtab[i].st_name, api_entry))
+		    is_region_entry(strtab + symtab[i].st_name))
 			return true;
 	return false;
 }

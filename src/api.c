@@ -8,8 +8,8 @@
 
 #include "trms.h"
 
+#include "activation.h"
 #include "calibrate.h"
-#include "call.h"
 #include "log.h"
 #include "profile_write.h"
 #include "text.h"
@@ -84,7 +84,7 @@ static inline int lookup(struct trms_thread *t, const char *name, uint32_t *id,
 	return rc;
 }
 
-static void report_engine_error(const char *what, int rc)
+void activation_engine_error(const char *what, int rc)
 {
 	if (rc == -ENOMEM)
 		log_internal("%s: out of memory for the shadow stack or "
@@ -95,33 +95,10 @@ static void report_engine_error(const char *what, int rc)
 			     what);
 }
 
-/* trms_region_begin, specialised for the cost unit.  @cfa: the caller's
- * stack pointer at its call. */
-static inline __attribute__((always_inline)) int
-begin(struct trms_thread *t, const char *name, uintptr_t cfa,
-      const bool is_timed)
+static int lookup_name(struct trms_thread *t, const void *name, uint32_t *id,
+		       const void **key)
 {
-	struct meter m = { 0 };
-	const void *key;
-	uint32_t id;
-	int rc;
-
-	if (is_timed)
-		meter_start(t, &m, COST_OP_BEGIN, false);
-	rc = lookup(t, name, &id, &key);
-	if (__builtin_expect(!rc, 1))
-		rc = engine_call(&t->engine, id, runtime_tag(), key, cfa,
-				 t->engine.events);
-	if (__builtin_expect(rc != 0, 0))
-		report_engine_error("trms_region_begin", rc);
-	if (!is_timed)
-		return rc;
-	/* The activation's clock starts now, after all of our own work. */
-	uint64_t now = clock_ticks();
-	meter_stop_at(t, &m, COST_OP_BEGIN, now);
-	if (!rc)
-		engine_set_cost_start(&t->engine, now - t->cost.excluded);
-	return rc;
+	return lookup(t, name, id, key);
 }
 
 /* The calls the calibration times (calibrate.h): the API's own paths,
@@ -136,6 +113,17 @@ static const struct calibration_calls calibration_calls = {
 	calibration_read,
 };
 
+void activation_calibrate(struct trms_thread *t)
+{
+	if (call_timed() && __builtin_expect(!t->cost.calibrated, 0)) {
+		/* Before the thread's first activation: no cost spans this
+		 * time.  The calibration makes API calls of its own. */
+		call_leave(t);
+		calibrate_thread(t, &calibration_calls);
+		t->busy = true;
+	}
+}
+
 /* trms_region_begin when the fast path does not apply: always a thread's
  * first begin (its first call of a kind is measured, see cost.h). */
 static __attribute__((noinline)) int begin_general(const char *name,
@@ -146,21 +134,21 @@ static __attribute__((noinline)) int begin_general(const char *name,
 
 	if (!t)
 		return rc;
-	if (call_timed() && __builtin_expect(!t->cost.calibrated, 0)) {
-		/* Before the thread's first activation: no cost spans this
-		 * time.  The calibration makes API calls of its own. */
-		call_leave(t);
-		calibrate_thread(t, &calibration_calls);
-		t->busy = true;
-	}
+	activation_calibrate(t);
 	if (__builtin_expect(!name || !*name, 0)) {
 		log_client("trms_region_begin: %s region name",
 			   name ? "empty" : "NULL");
 		rc = -EINVAL;
+	} else if (__builtin_expect(*name == REGION_FUNCTION_MARK, 0)) {
+		log_client("trms_region_begin: a region name may not begin "
+			   "with the byte 0x01 (it marks functions)");
+		rc = -EINVAL;
 	} else if (call_timed()) {
-		rc = begin(t, name, cfa, true);
+		rc = activation_open(t, name, cfa, lookup_name,
+				     "trms_region_begin", true);
 	} else {
-		rc = begin(t, name, cfa, false);
+		rc = activation_open(t, name, cfa, lookup_name,
+				     "trms_region_begin", false);
 	}
 	call_leave(t);
 	return rc;
@@ -189,13 +177,8 @@ begin_fast(const char *name, uintptr_t cfa, const bool is_timed)
 		t->busy = true;
 		bool opened = engine_try_call(&t->engine, id, runtime_tag(),
 					      name, cfa, t->engine.events);
-		if (is_timed && opened) {
-			/* As in begin(): the clock starts after our work. */
-			uint64_t now = clock_ticks();
-			cost_estimated(&t->cost, COST_OP_BEGIN);
-			engine_set_cost_start(&t->engine,
-					      now - t->cost.excluded);
-		}
+		if (opened)
+			activation_opened_fast(t, is_timed);
 		t->busy = false;
 		if (__builtin_expect(opened, 1))
 			return 0;
@@ -256,27 +239,6 @@ static inline int check_end(struct trms_thread *t, const char *name)
 	return check_end_slow(t, name);
 }
 
-/* Close the innermost activation and record it, its cost read at @now
- * (the clock read on entry) if timed. */
-static inline __attribute__((always_inline)) void
-close_innermost(struct trms_thread *t, const bool is_timed, uint64_t now)
-{
-	uint64_t reading = t->engine.events;
-
-	if (is_timed) {
-		/* The floor is ours too. */
-		cost_exclude(&t->cost, t->cost.floor);
-		reading = now - t->cost.excluded;
-	}
-	const struct frame *f = engine_pop(&t->engine);
-	/* Events never run backwards; the clock less what is excluded can,
-	 * by an estimate's error, and a cost is never below zero. */
-	uint64_t cost = reading - f->cost_start;
-	if (is_timed && reading < f->cost_start)
-		cost = 0;
-	thread_record(t, f, cost);
-}
-
 /* trms_region_end, specialised for the cost unit; @now is the clock read
  * on entry if timed. */
 static inline __attribute__((always_inline)) int
@@ -290,7 +252,7 @@ end(struct trms_thread *t, const char *name, const bool is_timed,
 		meter_start_at(t, &m, COST_OP_END, now);
 	rc = check_end(t, name);
 	if (__builtin_expect(!rc, 1))
-		close_innermost(t, is_timed, now);
+		activation_close(t, is_timed, now);
 	if (is_timed)
 		meter_stop(t, &m, COST_OP_END);
 	return rc;
@@ -330,7 +292,7 @@ end_fast(const char *name, const bool is_timed)
 						      &t->cost, COST_OP_END)),
 				     1)) {
 			t->busy = true;
-			close_innermost(t, is_timed, now);
+			activation_close(t, is_timed, now);
 			if (is_timed)
 				cost_estimated(&t->cost, COST_OP_END);
 			t->busy = false;
@@ -387,7 +349,7 @@ access_range(const char *what, const void *addr, size_t size,
 			   "address space",
 			   what, addr, size);
 	else if (rc)
-		report_engine_error(what, rc);
+		activation_engine_error(what, rc);
 	call_leave(t);
 	return rc;
 }

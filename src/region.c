@@ -145,6 +145,39 @@ int region_intern(const char *name, uint32_t *id)
 	return rc;
 }
 
+int region_intern_function(const void *fn, uint32_t *id)
+{
+	char name[2 + 2 * sizeof(uintptr_t)];
+	uintptr_t a = (uintptr_t)fn;
+	size_t len = 1;
+
+	name[0] = REGION_FUNCTION_MARK;
+	for (int shift = 8 * sizeof(a) - 4; shift >= 0; shift -= 4)
+		if (len > 1 || (a >> shift) || !shift)
+			name[len++] = "0123456789abcdef"[(a >> shift) & 15];
+	name[len] = '\0';
+	pthread_mutex_lock(&lock);
+	int rc = intern_locked(name, len, id);
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+bool region_function(uint32_t id, uintptr_t *fn)
+{
+	const char *name = region_name(id);
+	uintptr_t a = 0;
+
+	if (!name || name[0] != REGION_FUNCTION_MARK || !name[1])
+		return false;
+	for (const char *p = name + 1; *p; p++) {
+		unsigned digit = *p >= 'a' ? (unsigned)(*p - 'a' + 10)
+					   : (unsigned)(*p - '0');
+		a = a << 4 | digit;
+	}
+	*fn = a;
+	return true;
+}
+
 struct readonly_query {
 	uintptr_t start, end;
 	bool found;

@@ -25,6 +25,22 @@
  * @return 0, -ENAMETOOLONG, -ENOMEM (too many regions or no memory). */
 int region_intern(const char *name, uint32_t *id);
 
+/*
+ * Functions as regions (code built with `trms cc`): a function is
+ * registered by its address, under a name that only the library reads —
+ * REGION_FUNCTION_MARK, then the address in hex — and named by its symbol
+ * when the profile is written (output/function_names.c), where the
+ * object files can be read.
+ */
+#define REGION_FUNCTION_MARK '\001'
+
+/* The id of the function at @fn, registering it if new.
+ * @return 0, -ENOMEM. */
+int region_intern_function(const void *fn, uint32_t *id);
+
+/* Whether region @id is a function; its address in *@fn if so. */
+bool region_function(uint32_t id, uintptr_t *fn);
+
 /* Around fork(): hold the registry still so that the child does not
  * inherit it half-updated. */
 void region_lock_for_fork(void);

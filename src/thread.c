@@ -79,6 +79,10 @@ static void thread_end(struct trms_thread *t,
 			 __ATOMIC_RELAXED);
 	thread_close_all(t);
 	engine_thread_fini(&t->engine);
+	if (t->functions) {
+		vm_free(t->functions, sizeof(*t->functions));
+		t->functions = NULL;
+	}
 	pthread_mutex_lock(&runtime.lock);
 	t->dead = true;
 	pthread_mutex_unlock(&runtime.lock);
@@ -114,7 +118,8 @@ unsigned thread_open_regions(void *owner, struct sampler_region *out,
 	/* Frame 0 is the sentinel under the outermost activation. */
 	for (size_t i = 1; i <= depth && n < max; i++, n++) {
 		out[n].region = stack[i].region;
-		out[n].cfa = stack[i].cfa;
+		/* Bit 0 marks a function's frame (function_hooks.c). */
+		out[n].cfa = stack[i].cfa & ~(uintptr_t)1;
 	}
 	return n;
 }

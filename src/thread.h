@@ -15,6 +15,7 @@
 #include "config.h"
 #include "cost.h"
 #include "engine.h"
+#include "function_cache.h"
 #include "profile.h"
 #include "region.h"
 #include "runtime.h"
@@ -44,11 +45,15 @@ struct trms_thread {
 	struct engine_thread engine;
 	struct profile_table profile;
 	struct name_cache names;
+	struct function_cache *functions; /* at the first function region */
 	struct cost_meter cost;
 	/* Set while the thread runs library code: a call that arrives
 	 * meanwhile (from a signal handler, or from a function the library
 	 * itself calls) must not touch the thread's state. */
 	bool busy;
+	/* A longjmp left the thread since its last function entry: frames
+	 * of functions may be gone (function_hooks.c). */
+	bool stack_unwound;
 	uint64_t lookup_slow_ticks; /* time spent registering region names */
 	uint32_t ordinal; /* 0 for the main thread, then creation order */
 	char name[THREAD_NAME_MAX + 1]; /* under runtime.lock */

@@ -83,6 +83,10 @@ static void resolve_once(void)
 	LOOK_UP(prctl, "prctl");
 	LOOK_UP(syscall, "syscall");
 	LOOK_UP(dlclose, "dlclose");
+	LOOK_UP(longjmp, "longjmp");
+	LOOK_UP(longjmp_bsd, "_longjmp");
+	LOOK_UP(siglongjmp, "siglongjmp");
+	LOOK_UP(longjmp_chk, "__longjmp_chk");
 	LOOK_UP(poll, "poll");
 	LOOK_UP(select, "select");
 	LOOK_UP(epoll_wait, "epoll_wait");

@@ -13,6 +13,7 @@
 #include <link.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <semaphore.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -90,6 +91,13 @@ struct real_functions {
 	int (*prctl)(int, ...);
 	long (*syscall)(long, ...);
 	int (*dlclose)(void *);
+	void (*longjmp)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
+	void (*longjmp_bsd)(struct __jmp_buf_tag *, int)
+		__attribute__((noreturn));
+	void (*siglongjmp)(struct __jmp_buf_tag *, int)
+		__attribute__((noreturn));
+	void (*longjmp_chk)(struct __jmp_buf_tag *, int)
+		__attribute__((noreturn));
 
 	/* blocking */
 	int (*poll)(struct pollfd *, nfds_t, int);

@@ -205,8 +205,7 @@ int profile_dump(struct profile_writer *w, bool abrupt)
 	uint64_t dropped = 0;
 
 	write_meta(w);
-	for (uint32_t id = 0; id < region_count(); id++)
-		profile_writer_region(w, id, region_name(id));
+	function_names_write(w, !abrupt);
 	if (!take_runtime_lock(abrupt))
 		return -EBUSY;
 	write_threads(w, &skipped, &dropped);

@@ -27,6 +27,10 @@ void profile_sampler_totals(struct sampler_totals *totals);
 /* What TRMS_VERBOSE=1 says of sampling at exit. */
 void profile_log_sampling(void);
 
+/* Every region's line, functions (function_names.c) named by their
+ * symbols if @read_files, else by object and offset. */
+void function_names_write(struct profile_writer *w, bool read_files);
+
 /* The sampled call trees and the sampler's totals, into @w; with names
  * of functions unless @with_names is false.  Called with runtime.lock
  * held. */

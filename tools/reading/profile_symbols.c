@@ -92,12 +92,22 @@ void profile_demangle(struct profile_doc *doc)
 		if (doc->cct[i].kind == PROFILE_CCT_FRAME)
 			profile_symbol(doc, (uint32_t)doc->cct[i].a,
 				       doc->cct[i].b);
-	char **names = xcalloc(doc->n_symbols, sizeof(*names));
+	/* And the regions that are C++ functions (code built with trms
+	 * c++), in the same run of the demangler. */
+	size_t n = doc->n_symbols;
+	char **names = xcalloc(n + doc->n_regions, sizeof(*names));
 	for (size_t i = 0; i < doc->n_symbols; i++)
 		names[i] = doc->symbols[i].name;
-	demangle_names(names, doc->n_symbols);
+	for (size_t i = 0; i < doc->n_regions; i++)
+		if (!strncmp(doc->regions[i].name, "_Z", 2))
+			names[n++] = doc->regions[i].name;
+	demangle_names(names, n);
 	for (size_t i = 0; i < doc->n_symbols; i++)
 		doc->symbols[i].name = names[i];
+	n = doc->n_symbols;
+	for (size_t i = 0; i < doc->n_regions; i++)
+		if (!strncmp(doc->regions[i].name, "_Z", 2))
+			doc->regions[i].name = names[n++];
 	free(names);
 	lookups_of(doc)->demangle = true;
 }

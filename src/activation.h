@@ -1,0 +1,92 @@
+/*
+ * activation.h - opening and closing an activation for a call into the
+ * library, with its cost clock kept clear of the library's own time:
+ * shared by the API's regions (api.c) and the functions of code built
+ * with `trms cc` (function_hooks.c).
+ */
+#ifndef TRMS_ACTIVATION_H
+#define TRMS_ACTIVATION_H
+
+#include "call.h"
+
+/* Say why the engine refused an activation or an access (@what: the
+ * call). */
+void activation_engine_error(const char *what, int rc);
+
+/* Before the thread's first activation with costs in nanoseconds: time
+ * the library's own paths on this thread (calibrate.h).  @t is busy. */
+void activation_calibrate(struct trms_thread *t);
+
+/* The region id for @key, and the key the frame keeps (NULL if the
+ * pointer alone does not identify the region). */
+typedef int activation_lookup(struct trms_thread *t, const void *key,
+			      uint32_t *id, const void **frame_key);
+
+/*
+ * Open an activation of the region @lookup finds for @key, specialised
+ * for the cost unit (@is_timed); @what names the call for messages.
+ * @cfa: the caller's stack pointer at its call.  @return 0 or the
+ * engine's error.
+ */
+static inline __attribute__((always_inline)) int
+activation_open(struct trms_thread *t, const void *key, uintptr_t cfa,
+		activation_lookup *lookup, const char *what,
+		const bool is_timed)
+{
+	struct meter m = { 0 };
+	const void *frame_key;
+	uint32_t id;
+	int rc;
+
+	if (is_timed)
+		meter_start(t, &m, COST_OP_BEGIN, false);
+	rc = lookup(t, key, &id, &frame_key);
+	if (__builtin_expect(!rc, 1))
+		rc = engine_call(&t->engine, id, runtime_tag(), frame_key, cfa,
+				 t->engine.events);
+	if (__builtin_expect(rc != 0, 0))
+		activation_engine_error(what, rc);
+	if (!is_timed)
+		return rc;
+	/* The activation's clock starts now, after all of our own work. */
+	uint64_t now = clock_ticks();
+	meter_stop_at(t, &m, COST_OP_BEGIN, now);
+	if (!rc)
+		engine_set_cost_start(&t->engine, now - t->cost.excluded);
+	return rc;
+}
+
+/* The fast path's ending of activation_open, once the frame is pushed:
+ * with costs in nanoseconds, the clock starts after our work. */
+static inline __attribute__((always_inline)) void
+activation_opened_fast(struct trms_thread *t, const bool is_timed)
+{
+	if (is_timed) {
+		uint64_t now = clock_ticks();
+		cost_estimated(&t->cost, COST_OP_BEGIN);
+		engine_set_cost_start(&t->engine, now - t->cost.excluded);
+	}
+}
+
+/* Close the innermost activation and record it, its cost read at @now
+ * (the clock read on entry) if timed. */
+static inline __attribute__((always_inline)) void
+activation_close(struct trms_thread *t, const bool is_timed, uint64_t now)
+{
+	uint64_t reading = t->engine.events;
+
+	if (is_timed) {
+		/* The floor is ours too. */
+		cost_exclude(&t->cost, t->cost.floor);
+		reading = now - t->cost.excluded;
+	}
+	const struct frame *f = engine_pop(&t->engine);
+	/* Events never run backwards; the clock less what is excluded can,
+	 * by an estimate's error, and a cost is never below zero. */
+	uint64_t cost = reading - f->cost_start;
+	if (is_timed && reading < f->cost_start)
+		cost = 0;
+	thread_record(t, f, cost);
+}
+
+#endif
