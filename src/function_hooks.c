@@ -8,23 +8,18 @@
  * and trms_region_end.  The region is named by the function's symbol when
  * the profile is written (output/function_names.c).
  *
- * Exits the compiler's calls never make — a longjmp over instrumented
- * frames, an exception that unwinds them where the compiler calls no exit
- * on the way (Clang) — leave frames whose functions are gone.  A function
- * frame records the stack pointer of its function just after its
- * prologue (@cfa: the hook's own CFA, with bit 0 set to tell function
+ * Exits the compiler's calls never make leave frames whose functions are
+ * gone.  A function frame records its function's stack pointer just after
+ * its prologue (@cfa: the hook's own CFA, with bit 0 set to tell function
  * frames from annotated regions); stacks grow down, so frames below the
- * stack pointer of a function that is running are gone.  They are closed,
- * as activations ending then:
- *  - at an exit whose function is not the top frame: the frames above it
- *    that lie below its stack pointer;
- *  - at the first entry after a longjmp (the longjmp hooks below mark the
- *    thread): the frames below where the entered function's return
- *    address lies, which is found by looking up, from the hook's CFA, for
- *    the call site the compiler passes (a function inlined into its
- *    caller passes its caller's, whose own frame, at the very stack
- *    pointer of the hook, is kept).
- * Without a longjmp, entries check nothing: they cost no more for it.
+ * stack pointer of a running function are gone:
+ *  - a longjmp (and its kin, hooked below) closes, before it jumps, the
+ *    frames below the stack pointer it will restore (read from the
+ *    jmp_buf, on x86-64 with glibc);
+ *  - an exit whose function is not on top closes the frames above it that
+ *    lie below its stack pointer: functions an exception unwound where the
+ *    compiler calls no exit on the way (Clang), or a longjmp elsewhere.
+ * Entries check nothing: they cost no more for it.
  *
  * An entry that arrives while the thread is inside the library (from a
  * signal handler, or an instrumented allocator the library calls) is
@@ -45,6 +40,11 @@
 
 /* Bit 0 of a function frame's cfa (a CFA is 8-byte aligned). */
 #define FUNCTION_FRAME ((uintptr_t)1)
+
+static inline uintptr_t frame_sp(const struct frame *f)
+{
+	return f->cfa & ~FUNCTION_FRAME;
+}
 
 static int lookup_function(struct trms_thread *t, const void *fn,
 			   uint32_t *id, const void **frame_key)
@@ -77,64 +77,8 @@ static int lookup_function(struct trms_thread *t, const void *fn,
 	return rc;
 }
 
-/* How far up from an entry's CFA its return address is looked for. */
-#define RETURN_SLOT_REACH ((uintptr_t)64 << 10)
-
-static inline uintptr_t frame_sp(const struct frame *f)
-{
-	return f->cfa & ~FUNCTION_FRAME;
-}
-
-/* The highest stack pointer among the open function frames: the lookup
- * for a return address stays below it, in memory that is certainly the
- * thread's stack. */
-static uintptr_t highest_frame_sp(const struct trms_thread *t)
-{
-	uintptr_t top = 0;
-
-	for (size_t i = 1; i <= t->engine.depth; i++)
-		if ((t->engine.stack[i].cfa & FUNCTION_FRAME) &&
-		    frame_sp(&t->engine.stack[i]) > top)
-			top = frame_sp(&t->engine.stack[i]);
-	return top;
-}
-
-/* Where the return address @call_site of the function entered with its
- * stack pointer at @sp lies, plus one word: its caller's stack pointer at
- * the call.  @sp if it is not found. */
-static uintptr_t caller_sp(const struct trms_thread *t, uintptr_t sp,
-			   const void *call_site)
-{
-	uintptr_t limit = highest_frame_sp(t);
-
-	if (limit > sp + RETURN_SLOT_REACH)
-		limit = sp + RETURN_SLOT_REACH;
-	if (t->sampler.stack.hi && limit > t->sampler.stack.hi)
-		limit = t->sampler.stack.hi;
-	for (uintptr_t a = (sp + 7) & ~(uintptr_t)7; a + 8 <= limit; a += 8)
-		if (*(const void *const *)a == call_site)
-			return a + 8;
-	return sp;
-}
-
-/* After a longjmp: close the frames of functions that are gone, seen
- * from a function entered with its stack pointer at @sp from
- * @call_site. */
-static void close_gone(struct trms_thread *t, uintptr_t sp,
-		       const void *call_site, bool timed)
-{
-	uintptr_t below = caller_sp(t, sp, call_site);
-	const struct frame *top;
-
-	t->stack_unwound = false;
-	while ((top = engine_top(&t->engine)) &&
-	       (top->cfa & FUNCTION_FRAME) && frame_sp(top) < below &&
-	       frame_sp(top) != sp)
-		activation_close(t, timed, timed ? clock_ticks() : 0);
-}
-
-static __attribute__((noinline)) void
-enter_general(const void *fn, uintptr_t cfa, const void *call_site)
+static __attribute__((noinline)) void enter_general(const void *fn,
+						   uintptr_t cfa)
 {
 	int rc;
 	struct trms_thread *t = call_enter(&rc);
@@ -142,8 +86,6 @@ enter_general(const void *fn, uintptr_t cfa, const void *call_site)
 	if (!t)
 		return;
 	activation_calibrate(t);
-	if (t->stack_unwound)
-		close_gone(t, cfa & ~FUNCTION_FRAME, call_site, call_timed());
 	if (call_timed()) {
 		activation_open(t, fn, cfa, lookup_function, "function entry",
 				true);
@@ -154,18 +96,16 @@ enter_general(const void *fn, uintptr_t cfa, const void *call_site)
 	call_leave(t);
 }
 
-/* The common case: a function this thread has met, no longjmp since the
- * last entry, room on the stack, an entry whose time is not measured. */
+/* The common case: a function this thread has met, room on the stack, an
+ * entry whose time is not measured. */
 static inline __attribute__((always_inline)) void
-enter_fast(const void *fn, uintptr_t cfa, const void *call_site,
-	   const bool is_timed)
+enter_fast(const void *fn, uintptr_t cfa, const bool is_timed)
 {
 	struct trms_thread *t = thread_current;
 	uint32_t id;
 
 	if (__builtin_expect(
-		    t && !t->busy && !t->stack_unwound &&
-			    function_cache_find(t->functions, fn, &id) &&
+		    t && !t->busy && function_cache_find(t->functions, fn, &id) &&
 			    (!is_timed ||
 			     cost_take_unmeasured(&t->cost, COST_OP_BEGIN)),
 		    1)) {
@@ -178,17 +118,18 @@ enter_fast(const void *fn, uintptr_t cfa, const void *call_site,
 		if (__builtin_expect(opened, 1))
 			return;
 	}
-	enter_general(fn, cfa, call_site);
+	enter_general(fn, cfa);
 }
 
 EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa() | FUNCTION_FRAME;
 
+	(void)call_site;
 	if (call_timed())
-		enter_fast(fn, cfa, call_site, true);
+		enter_fast(fn, cfa, true);
 	else
-		enter_fast(fn, cfa, call_site, false);
+		enter_fast(fn, cfa, false);
 }
 
 /* @now: the clock read on entry, with costs in nanoseconds. */
@@ -207,7 +148,6 @@ static __attribute__((noinline)) void exit_general(const void *fn,
 	/* Frames above this function's, deeper than its stack pointer:
 	 * functions it called that left without their exits. */
 	const struct frame *top = engine_top(&t->engine);
-	t->stack_unwound = false;
 	while (top && (top->cfa & FUNCTION_FRAME) && top->key != fn &&
 	       top->cfa < cfa) {
 		activation_close(t, timed, timed ? clock_ticks() : 0);
@@ -231,7 +171,7 @@ exit_fast(const void *fn, uintptr_t cfa, const bool is_timed)
 		/* With no activation open this is the sentinel frame, whose
 		 * key is NULL. */
 		const struct frame *top = &t->engine.stack[t->engine.depth];
-		if (__builtin_expect(top->key == fn && !t->stack_unwound &&
+		if (__builtin_expect(top->key == fn &&
 					     (top->cfa & FUNCTION_FRAME) &&
 					     (!is_timed ||
 					      cost_take_unmeasured(
@@ -259,37 +199,68 @@ EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 		exit_fast(fn, cfa, false);
 }
 
+/* The stack pointer a longjmp to @env restores, if this platform's
+ * jmp_buf can be read: glibc on x86-64 keeps it at __jmpbuf[6], mangled
+ * with the thread's pointer guard (%fs:0x30): xor, then rotated left by
+ * 17 bits. */
+static bool jump_target_sp(const struct __jmp_buf_tag *env, uintptr_t *sp)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+	uintptr_t guard, v = (uintptr_t)env->__jmpbuf[6];
+
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	*sp = ((v >> 17) | (v << 47)) ^ guard;
+	return true;
+#else
+	(void)env;
+	(void)sp;
+	return false;
+#endif
+}
+
 /*
  * longjmp and its kin leave the functions between here and the setjmp
- * without their exits: mark the thread, for its next entry or exit to
- * close their frames (see above).  Only the mark: the jump itself is the C
- * library's.
+ * without their exits: their activations end now, before the jump (the
+ * frames below the stack pointer it restores).  Where the jmp_buf cannot
+ * be read, the next exit of a function still running closes them.  The
+ * jump itself is the C library's.
  */
-static void note_unwound(void)
+static void leave_jumped_frames(const struct __jmp_buf_tag *env)
 {
 	struct trms_thread *t = thread_current;
+	uintptr_t target;
+	const struct frame *top;
 
-	if (t)
-		t->stack_unwound = true;
+	/* A target below this very frame is not a stack pointer we can
+	 * trust (another stack, or an unreadable jmp_buf). */
+	if (!t || t->busy || !jump_target_sp(env, &target) ||
+	    target < (uintptr_t)__builtin_frame_address(0))
+		return;
+	t->busy = true;
+	bool timed = call_timed();
+	while ((top = engine_top(&t->engine)) &&
+	       (top->cfa & FUNCTION_FRAME) && frame_sp(top) < target)
+		activation_close(t, timed, timed ? clock_ticks() : 0);
+	t->busy = false;
 }
 
 EXPORT void longjmp(jmp_buf env, int val)
 {
-	note_unwound();
+	leave_jumped_frames(env);
 	REAL(longjmp)(env, val);
 	__builtin_unreachable();
 }
 
 EXPORT void _longjmp(jmp_buf env, int val)
 {
-	note_unwound();
+	leave_jumped_frames(env);
 	REAL(longjmp_bsd)(env, val);
 	__builtin_unreachable();
 }
 
 EXPORT void siglongjmp(sigjmp_buf env, int val)
 {
-	note_unwound();
+	leave_jumped_frames(env);
 	REAL(siglongjmp)(env, val);
 	__builtin_unreachable();
 }
@@ -299,7 +270,7 @@ void __longjmp_chk(jmp_buf env, int val) __attribute__((noreturn));
 
 EXPORT void __longjmp_chk(jmp_buf env, int val)
 {
-	note_unwound();
+	leave_jumped_frames(env);
 	REAL(longjmp_chk)(env, val);
 	__builtin_unreachable();
 }

@@ -51,9 +51,6 @@ struct trms_thread {
 	 * meanwhile (from a signal handler, or from a function the library
 	 * itself calls) must not touch the thread's state. */
 	bool busy;
-	/* A longjmp left the thread since its last function entry: frames
-	 * of functions may be gone (function_hooks.c). */
-	bool stack_unwound;
 	uint64_t lookup_slow_ticks; /* time spent registering region names */
 	uint32_t ordinal; /* 0 for the main thread, then creation order */
 	char name[THREAD_NAME_MAX + 1]; /* under runtime.lock */

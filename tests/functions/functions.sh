@@ -1,0 +1,75 @@
+#!/bin/sh
+# functions.sh TRMS LIBTRMS SRCDIR WORKDIR - every function a region
+# (issue 11's functions-only mode): tests/functions/fn_cases.c, built with
+# -finstrument-functions by GCC and, if installed, Clang, linked with the
+# library, prints what its native build prints, and its profile (costs in
+# events, K = 4) has exactly the activations and inputs fn_cases.c
+# derives by hand.
+set -u
+trms=$1 lib=$2 src=$3 work=$4
+rm -rf "$work"
+mkdir -p "$work" || exit 1
+failed=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failed=$((failed + 1))
+}
+
+# tuples REGION METRIC: "VALUE COUNT INDUCED_THREAD INDUCED_EXTERNAL" for
+# each tuple of REGION, summed over threads, by value.
+tuples() {
+	awk -F'\t' -v r="$1" -v m="$2" '
+		$1 == r && $3 == m { c[$4] += $5; it[$4] += $10; ie[$4] += $11 }
+		END { for (v in c) print v, c[v], it[v], ie[v] }' \
+		"$work/$cc.tuples" | sort -n
+}
+
+expect() { # WHAT GOT WANTED
+	[ "$2" = "$3" ] || fail "$cc: $1: got '$2', expected '$3'"
+}
+
+checked=0
+for cc in gcc clang; do
+	command -v $cc >/dev/null 2>&1 || {
+		echo "$cc not found: not tested with it"
+		continue
+	}
+	flags=-finstrument-functions
+	[ $cc = clang ] && flags=-finstrument-functions-after-inlining
+	$cc -O2 -g -pthread -o "$work/native-$cc" "$src/fn_cases.c" \
+		"$src/fn_other.c" || { fail "$cc: native build"; continue; }
+	$cc -O2 -g -pthread $flags -o "$work/fn-$cc" "$src/fn_cases.c" \
+		"$src/fn_other.c" "$lib" -Wl,-rpath,"$(dirname "$lib")" ||
+		{ fail "$cc: instrumented build"; continue; }
+	native=$("$work/native-$cc") || fail "$cc: native run"
+	got=$(TRMS_COST=events TRMS_GRANULARITY=4 TRMS_SAMPLE_HZ=0 \
+		TRMS_OUTPUT="$work/$cc.trms" "$work/fn-$cc") ||
+		fail "$cc: instrumented run"
+	expect "output" "$got" "$native"
+	"$trms" report --tuples "$work/$cc.trms" >"$work/$cc.tuples" ||
+		{ fail "$cc: trms report"; continue; }
+	checked=$((checked + 1))
+
+	# LEAF_CALLS in main and one in each of the 2 threads.
+	expect "leaf" "$(tuples leaf trms)" "0 12 0 0"
+	expect "rec" "$(tuples rec trms)" "0 1001 0 0"
+	expect "landed" "$(tuples landed trms)" "0 1 0 0"
+	# deep: 6 activations left by the longjmp, nothing read in them.
+	expect "deep" "$(tuples deep trms)" "0 6 0 0"
+	# pass: n / 4 cells for n = 64, 128, ..., 512 (and 64 again after
+	# the longjmp), each read from what the kernel wrote.
+	want=$(printf '%s\n' "16 2 0 32" "32 1 0 32" "48 1 0 48" "64 1 0 64" \
+		"80 1 0 80" "96 1 0 96" "112 1 0 112" "128 1 0 128")
+	expect "pass trms" "$(tuples pass trms)" "$want"
+	expect "pass rms" "$(tuples pass rms)" "$want"
+	# Two static functions called helper, one call each: two regions.
+	helpers=$(awk -F'\t' '$3 == "trms" && $1 ~ /^helper \(/ { print $1 }' \
+		"$work/$cc.tuples" | sort -u | wc -l)
+	expect "regions named helper (...)" "$helpers" 2
+	expect "worker" "$(tuples worker trms)" "0 2 0 0"
+	grep -q '^main	' "$work/$cc.tuples" || fail "$cc: no region main"
+done
+[ "$checked" -gt 0 ] || fail "no compiler to test with"
+[ "$failed" -eq 0 ] || exit 1
+echo "functions as regions: checked with $checked compiler(s)"
