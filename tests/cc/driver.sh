@@ -182,6 +182,8 @@ refused "--trms-exclude" 2 "--trms-exclude takes =NAME" \
 	"$trms" cc -c x.c --trms-exclude
 refused "--trms-exclude=" 2 "--trms-exclude takes =NAME" \
 	"$trms" cc -c x.c --trms-exclude=
+refused "--trms-excluded" 2 "trms cc: unknown option '--trms-excluded'" \
+	"$trms" cc -c x.c --trms-excluded
 refused "no compiler" 127 \
 	"trms cc: cannot run '$work/bin/none': No such file or directory" \
 	env TRMS_CC="$work/bin/none" "$trms" cc -c x.c

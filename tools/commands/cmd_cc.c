@@ -118,7 +118,8 @@ static int check_options(const char *cmd, int rc, const struct cc_options *o)
 
 	if (rc == -ENOMEM)
 		out_of_memory();
-	if (rc && !strncmp(o->bad, "--trms-exclude", 14))
+	if (rc && (!strcmp(o->bad, "--trms-exclude") ||
+		   !strcmp(o->bad, "--trms-exclude=")))
 		return bad_usage(cmd, "--trms-exclude takes =NAME[,NAME...]");
 	if (rc) {
 		snprintf(message, sizeof(message), "unknown option '%s'",
