@@ -8,6 +8,8 @@
 # signal passed through (the compiler is exec'ed: same pid); the help,
 # the refusals and their exit statuses; GCC and Clang told by name and
 # by resolved path; libtrms missing.  Writes only under WORKDIR.
+# Lists of flags are split unquoted on purpose (at new lines; see IFS):
+# shellcheck disable=SC2086
 set -u
 trms=$1 work=$3
 library=$(readlink -f "$2") || exit 1
@@ -51,10 +53,12 @@ link_flags="-Wl,--push-state,--no-as-needed,-Bdynamic
 $library
 -Wl,--pop-state
 -Wl,-rpath,$libdir"
-# The lists above, and the flags below, split at new lines only: the
-# library's path may hold a space.
+# The lists above are split into arguments on purpose (unquoted: SC2086
+# is off), at new lines only (the library's path may hold a space), and
+# never globbed.
 IFS='
 '
+set -f
 
 # want LINE... - the arguments the compiler should get (none: an empty
 # list), one a line, into $work/want.
@@ -143,8 +147,11 @@ same "options anywhere" "$trms" cc --trms-functions -c x.c \
 	--trms-exclude=foo,bar -o x.o --trms-exclude=baz
 want $gcc_flags x.o -o prog $link_flags
 same "options last" "$trms" cc x.o -o prog --trms-functions
+# Literally a dollar and a backslash:
+# shellcheck disable=SC2016,SC1003
 want $gcc_flags -DMSG="hello world" "" "it's" 'a"b' '$HOME' '\' -c \
 	"my file.c"
+# shellcheck disable=SC2016,SC1003
 same "arguments as they are" "$trms" cc -DMSG="hello world" "" "it's" \
 	'a"b' '$HOME' '\' -c "my file.c"
 
