@@ -9,6 +9,8 @@
 
 #include "config.h"
 
+/* `trms cc` and `trms c++`: @argv[0] says which. */
+int cmd_cc(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);

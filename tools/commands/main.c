@@ -20,6 +20,9 @@ static const char usage[] =
 	"Commands:\n"
 	"  run      run a command with the library preloaded (trms run "
 	"--help)\n"
+	"  cc       compile and link C with every function a region\n"
+	"           (trms cc --trms-help)\n"
+	"  c++      the same for C++ (trms c++ --trms-help)\n"
 	"  report   print a profile (trms report --help)\n"
 	"  merge    merge profiles into one (trms merge --help)\n"
 	"  replay   run the engine over an event trace (trms replay --help)\n"
@@ -27,8 +30,8 @@ static const char usage[] =
 	"  help     show this help\n"
 	"\n"
 	"A program run under `trms run`, or with libtrms.so in LD_PRELOAD, or\n"
-	"linked with -ltrms, writes its profile at exit.  The library reads\n"
-	"these environment variables once, at start:\n";
+	"linked with -ltrms or by trms cc, writes its profile at exit.  The\n"
+	"library reads these environment variables once, at start:\n";
 
 int usage_error(const char *cmd, const char *message)
 {
@@ -82,6 +85,8 @@ int main(int argc, char **argv)
 		       TRMS_VERSION_PATCH);
 		return 0;
 	}
+	if (!strcmp(cmd, "cc") || !strcmp(cmd, "c++"))
+		return cmd_cc(argc - 1, argv + 1);
 	if (!strcmp(cmd, "merge"))
 		return cmd_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))

@@ -1,0 +1,87 @@
+#!/bin/sh
+# compilers.sh TRMS SRCDIR WORKDIR [SANITIZE] - `trms cc` and `trms c++`
+# with the real compilers found (gcc, clang; g++, clang++): SRCDIR's
+# prog.c and prog.cc built through trms, compiling and linking in
+# separate steps and in one, run with TRMS_OFF=1 and with the library on,
+# print what the same program built natively prints; the programs need
+# libtrms.so.0 (DT_NEEDED, found through their run path) and call
+# __cyg_profile_func_enter.  Exit status 77 (skipped) if no compiler is
+# found, or in a sanitizer build (SANITIZE other than "none": a
+# sanitized libtrms cannot load into an ordinary program).  Writes only
+# under WORKDIR.
+set -u
+trms=$1 src=$2 work=$3 sanitize=${4:-none}
+if [ "$sanitize" != none ]; then
+	echo "SKIP: libtrms is built with -fsanitize=$sanitize"
+	exit 77
+fi
+rm -rf "$work"
+mkdir -p "$work" || exit 1
+cd "$work" || exit 1
+failed=0 built=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	failed=$((failed + 1))
+}
+
+# check NAME BINARY - BINARY runs as NAME's native build does, with the
+# library off and on, and is linked with libtrms and instrumented.
+check() {
+	name=$1 bin=$2
+	TRMS_OFF=1 "./$bin" >"$bin.out" 2>"$bin.err" ||
+		fail "$name: TRMS_OFF=1 ./$bin: $(cat "$bin.err")"
+	cmp -s "native-$name.out" "$bin.out" ||
+		fail "$name: TRMS_OFF=1 ./$bin printed '$(cat "$bin.out")'"
+	TRMS_OUTPUT="$work/$bin.%p.trms" "./$bin" >"$bin.on" 2>"$bin.err" ||
+		fail "$name: ./$bin: $(cat "$bin.err")"
+	cmp -s "native-$name.out" "$bin.on" ||
+		fail "$name: ./$bin printed '$(cat "$bin.on")'"
+	readelf -dW "$bin" | grep -q '(NEEDED).*\[libtrms\.so\.0\]' ||
+		fail "$name: $bin does not need libtrms.so.0"
+	readelf --dyn-syms -W "$bin" | grep -q ' __cyg_profile_func_enter' ||
+		fail "$name: $bin does not call __cyg_profile_func_enter"
+}
+
+# build NAME COMMAND VARIABLE COMPILER SOURCE - SOURCE built natively by
+# COMPILER and through `trms COMMAND` (VARIABLE=COMPILER), in one step
+# and in two.
+build() {
+	name=$1 cmd=$2 var=$3 compiler=$4 source=$src/$5
+	if ! command -v "$compiler" >/dev/null; then
+		echo "note: no $compiler: not checked"
+		return
+	fi
+	built=$((built + 1))
+	"$compiler" -O1 -g "$source" -o "native-$name" ||
+		{ fail "$name: native build"; return; }
+	"./native-$name" >"native-$name.out" ||
+		{ fail "$name: native run"; return; }
+	if env "$var=$compiler" "$trms" "$cmd" -O1 -g "$source" \
+		-o "one-$name"; then
+		check "$name" "one-$name"
+	else
+		fail "$name: trms $cmd in one step"
+	fi
+	if env "$var=$compiler" "$trms" "$cmd" -O1 -g -c "$source" \
+		-o "$name.o" &&
+		env "$var=$compiler" "$trms" "$cmd" "$name.o" -o "two-$name"; then
+		readelf -sW "$name.o" | grep -q ' __cyg_profile_func_enter' ||
+			fail "$name: $name.o not instrumented"
+		check "$name" "two-$name"
+	else
+		fail "$name: trms $cmd in two steps"
+	fi
+}
+
+build gcc cc TRMS_CC gcc prog.c
+build clang cc TRMS_CC clang prog.c
+build g++ c++ TRMS_CXX g++ prog.cc
+build clang++ c++ TRMS_CXX clang++ prog.cc
+
+if [ "$built" -eq 0 ]; then
+	echo "SKIP: none of gcc, clang, g++, clang++ found"
+	exit 77
+fi
+[ "$failed" -eq 0 ] && echo "cc compilers: all checks passed ($built)"
+exit $((failed != 0))

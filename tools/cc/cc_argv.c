@@ -1,0 +1,100 @@
+/*
+ * cc_argv.c - the compiler's argument list (see cc_argv.h).
+ */
+#define _GNU_SOURCE
+#include "cc_argv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The most arguments added: three before the user's (two, and the
+ * exclusion), seven after (the library between two, and -rpath through
+ * -Xlinker). */
+#define ADDED 10
+
+/* The linker's run-time search path for the library's directory, so the
+ * program runs as it is.  -Wl, splits at commas: a directory with one
+ * goes through -Xlinker (four arguments).  @return how many arguments
+ * went into @out, or -ENOMEM. */
+static int rpath(const char *library, struct cc_argv *a, char **out)
+{
+	int dir = (int)(strrchr(library, '/') - library);
+	char *s;
+
+	if (!dir)
+		dir = 1;	/* the library is in / */
+	if (!memchr(library, ',', (size_t)dir)) {
+		if (asprintf(&s, "-Wl,-rpath,%.*s", dir, library) < 0)
+			return -ENOMEM;
+		out[0] = a->owned[1] = s;
+		return 1;
+	}
+	if (!(a->owned[1] = strndup(library, (size_t)dir)))
+		return -ENOMEM;
+	out[0] = "-Xlinker";
+	out[1] = "-rpath";
+	out[2] = "-Xlinker";
+	out[3] = a->owned[1];
+	return 4;
+}
+
+/* The flags before the user's arguments.  @return how many, or -ENOMEM. */
+static int instrument(const struct cc_plan *p, struct cc_argv *a, char **out)
+{
+	if (p->family == CC_CLANG) {
+		out[0] = CC_CLANG_FLAGS;
+		return 1;
+	}
+	out[0] = CC_GCC_INSTRUMENT;
+	out[1] = CC_GCC_EXCLUDE_FILES;
+	if (!p->exclude)
+		return 2;
+	char *s;
+	if (asprintf(&s, "%s%s", CC_GCC_EXCLUDE, p->exclude) < 0)
+		return -ENOMEM;
+	out[2] = a->owned[0] = s;
+	return 3;
+}
+
+int cc_argv_build(const struct cc_plan *p, int argc, char *const *args,
+		  struct cc_argv *a)
+{
+	*a = (struct cc_argv){ 0 };
+	if (p->library && !strchr(p->library, '/'))
+		return -EINVAL;
+	a->argv = calloc((size_t)argc + ADDED + 2, sizeof(*a->argv));
+	if (!a->argv)
+		return -ENOMEM;
+	char **out = a->argv;
+
+	*out++ = (char *)p->compiler;
+	int n = instrument(p, a, out);
+	if (n < 0)
+		goto fail;
+	out += n;
+	for (int i = 0; i < argc; i++)
+		*out++ = args[i];
+	if (p->library) {
+		*out++ = CC_LIB_BEFORE;
+		*out++ = (char *)p->library;
+		*out++ = CC_LIB_AFTER;
+		if ((n = rpath(p->library, a, out)) < 0)
+			goto fail;
+		out += n;
+	}
+	*out = NULL;
+	return 0;
+fail:
+	cc_argv_free(a);
+	return -ENOMEM;
+}
+
+void cc_argv_free(struct cc_argv *a)
+{
+	for (size_t i = 0; i < sizeof(a->owned) / sizeof(*a->owned); i++)
+		free(a->owned[i]);
+	free(a->argv);
+	*a = (struct cc_argv){ 0 };
+}

@@ -1,0 +1,49 @@
+/*
+ * cc_argv.h - the argument list `trms cc` hands the compiler: its name,
+ * the flags that instrument every function (before the user's
+ * arguments, which may override them), the user's arguments, and when it
+ * links, libtrms (at the end).
+ */
+#ifndef TRMS_CC_ARGV_H
+#define TRMS_CC_ARGV_H
+
+#include "cc_family.h"
+
+/* GCC: every function entered and left calls __cyg_profile_func_enter
+ * and _exit, except those of files under these directories (the inline
+ * functions of system headers). */
+#define CC_GCC_INSTRUMENT "-finstrument-functions"
+#define CC_GCC_EXCLUDE_FILES                                            \
+	"-finstrument-functions-exclude-file-list=/usr/include/,/usr/lib/gcc/"
+/* Clang 14 has no exclusion list: instrumenting after inlining keeps the
+ * system headers' inlined helpers out. */
+#define CC_CLANG_FLAGS "-finstrument-functions-after-inlining"
+#define CC_GCC_EXCLUDE "-finstrument-functions-exclude-function-list="
+/* The library goes in even under --as-needed (the C library's empty
+ * __cyg_profile_func_* would otherwise do) and after a -Bstatic. */
+#define CC_LIB_BEFORE "-Wl,--push-state,--no-as-needed,-Bdynamic"
+#define CC_LIB_AFTER "-Wl,--pop-state"
+
+struct cc_plan {
+	const char *compiler;	/* argv[0] */
+	enum cc_family family;
+	const char *exclude;	/* GCC's function names not instrumented,
+				 * comma-separated, or NULL */
+	const char *library;	/* libtrms's real path, appended; or NULL:
+				 * the invocation does not link */
+};
+
+struct cc_argv {
+	char **argv;		/* NULL-terminated */
+	char *owned[2];		/* the strings built for it */
+};
+
+/* @p's argument list around @args[0..@argc) into @a.  @return 0,
+ * -EINVAL if @p->library is not a path, or -ENOMEM; @a holds nothing on
+ * failure.  Free with cc_argv_free(). */
+int cc_argv_build(const struct cc_plan *p, int argc, char *const *args,
+		  struct cc_argv *a);
+
+void cc_argv_free(struct cc_argv *a);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * cmd_cc.c - `trms cc` and `trms c++`: the compiler driver of the
+ * functions-only whole-program mode.  They run the real compiler with
+ * the flags that make every function a region and, when it links, with
+ * libtrms, so that the program built writes a profile when it runs.
+ * Options, messages and exit statuses are here; the arguments are read
+ * and built in tools/cc/, the library found by tools/run/.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cc_args.h"
+#include "cc_argv.h"
+#include "cc_family.h"
+#include "commands.h"
+#include "run_command.h"
+#include "xalloc.h"
+
+static const char usage_head[] =
+	"Usage: trms cc [TRMS-OPTIONS] COMPILER-ARGS...\n"
+	"       trms c++ [TRMS-OPTIONS] COMPILER-ARGS...\n"
+	"\n"
+	"Run the C compiler (trms cc) or the C++ compiler (trms c++) on\n"
+	"COMPILER-ARGS with the flags that make every function a region, and\n"
+	"link what it links (programs and shared objects) with libtrms, so\n"
+	"that the program writes a trms profile when it runs, as it is: no\n"
+	"trms run, no LD_PRELOAD.  Use them as a build's compilers:\n"
+	"\n"
+	"  CC=\"trms cc\" CXX=\"trms c++\" ./configure && make\n"
+	"  trms cc -O2 -g prog.c -o prog && ./prog\n"
+	"\n"
+	"The compiler is exec'ed: its exit status and signals are trms cc's.\n"
+	"It is not run to learn what it is: it is Clang if its name, or the\n"
+	"name of the file it resolves to (through PATH and symbolic links),\n"
+	"contains \"clang\"; GCC otherwise.\n"
+	"\n"
+	"Added before COMPILER-ARGS, which can override them:\n"
+	"  GCC:   -finstrument-functions\n"
+	"         -finstrument-functions-exclude-file-list=/usr/include/,"
+	"/usr/lib/gcc/\n"
+	"         (the inline functions of system headers are no regions)\n"
+	"  Clang: -finstrument-functions-after-inlining\n"
+	"         (Clang has no exclusion list: what is inlined is no region;\n"
+	"         what is not, even from a system header, is one)\n"
+	"Added at the end when the compiler links (none of -c, -S, -E, -M,\n"
+	"-MM, -fsyntax-only, -r, no query such as --version or -print-*, and\n"
+	"an input file), -shared included:\n"
+	"  -Wl,--push-state,--no-as-needed,-Bdynamic LIBTRMS -Wl,--pop-state\n"
+	"  -Wl,-rpath,DIR\n"
+	"  LIBTRMS is the real path of the libtrms.so next to this trms (in a\n"
+	"  build tree, ../src/libtrms.so) or of the one in LIBDIR (where it is\n"
+	"  installed), and DIR its directory.  LIBDIR, relative to this\n"
+	"  trms's directory unless absolute, is\n";
+
+static const char usage_tail[] =
+	"  With -static or -static-pie nothing is added at the end (the\n"
+	"  library is a shared one) and a warning says so: such a program\n"
+	"  writes no profile.\n"
+	"\n"
+	"Options, trms's own: taken out of the arguments wherever they are,\n"
+	"before the compiler sees them:\n"
+	"  --trms-functions     every function a region, its input what\n"
+	"                       annotations (trms_read, ...) and I/O record:\n"
+	"                       the default, and the only mode built so far\n"
+	"  --trms-full          every load and store too: not built yet\n"
+	"                       (docs/whole-program.md); refused\n"
+	"  --trms-exclude=NAME[,NAME...]\n"
+	"                       functions not to instrument: GCC's\n"
+	"                       -finstrument-functions-exclude-function-list\n"
+	"                       (a NAME matches any function whose name, as\n"
+	"                       the source spells it, contains it); ignored\n"
+	"                       with a warning for Clang, which has no such\n"
+	"                       option; may be given more than once\n"
+	"  --trms-help          show this help\n"
+	"\n"
+	"Environment:\n"
+	"  TRMS_CC   the C compiler trms cc runs (default cc)\n"
+	"  TRMS_CXX  the C++ compiler trms c++ runs (default c++)\n"
+	"  Either is a program's name (searched in PATH) or path, without\n"
+	"  arguments: TRMS_CC=\"ccache gcc\" does not work.\n"
+	"The programs built read the library's settings when they run (trms\n"
+	"help lists them; TRMS_OFF=1 turns the library off).\n"
+	"\n"
+	"Exit status: the compiler's; 127 if it cannot be run; 2 on bad\n"
+	"usage, for --trms-full, or if the compiler links and libtrms cannot\n"
+	"be found.\n";
+
+static int help(void)
+{
+	char library[PATH_MAX];
+
+	fputs(usage_head, stdout);
+	printf("    %s;\n", TRMS_INSTALLED_LIBDIR);
+	if (run_find_library(TRMS_INSTALLED_LIBDIR, library, sizeof(library)))
+		puts("  no LIBTRMS is found for this trms.");
+	else
+		printf("  for this trms, LIBTRMS is\n    %s.\n", library);
+	fputs(usage_tail, stdout);
+	return fflush(stdout) ? 1 : 0;
+}
+
+static int bad_usage(const char *cmd, const char *message)
+{
+	fprintf(stderr, "trms %s: %s\nTry 'trms %s --trms-help'.\n", cmd,
+		message, cmd);
+	return 2;
+}
+
+/* The options' verdict: -1 to go on, else the exit status. */
+static int check_options(const char *cmd, int rc, const struct cc_options *o)
+{
+	char message[256];
+
+	if (rc == -ENOMEM)
+		out_of_memory();
+	if (rc && (!strcmp(o->bad, "--trms-exclude") ||
+		   !strcmp(o->bad, "--trms-exclude=")))
+		return bad_usage(cmd, "--trms-exclude takes =NAME[,NAME...]");
+	if (rc) {
+		snprintf(message, sizeof(message), "unknown option '%s'",
+			 o->bad);
+		return bad_usage(cmd, message);
+	}
+	if (o->help)
+		return help();
+	if (o->mode == CC_FULL) {
+		fprintf(stderr,
+			"trms %s: --trms-full: whole-program mode with every "
+			"load and store is not built yet (see "
+			"docs/whole-program.md); --trms-functions is the mode "
+			"available\n", cmd);
+		return 2;
+	}
+	return -1;
+}
+
+/* The compiler to run: $TRMS_CC or $TRMS_CXX if set and not empty. */
+static const char *compiler_of(const char *cmd)
+{
+	bool cxx = !strcmp(cmd, "c++");
+	const char *c = getenv(cxx ? "TRMS_CXX" : "TRMS_CC");
+
+	return c && *c ? c : cxx ? "c++" : "cc";
+}
+
+/* The library, if @link needs it, into @library (NULL in @p if not).
+ * @return -1 to go on, else the exit status. */
+static int choose_library(const char *cmd, enum cc_link link,
+			  char *library, size_t len, struct cc_plan *p)
+{
+	p->library = NULL;
+	if (link == CC_NO_LINK)
+		return -1;
+	if (link == CC_LINK_STATIC) {
+		fprintf(stderr,
+			"trms %s: warning: libtrms is a shared library: not "
+			"linked into a static program, which will write no "
+			"profile\n", cmd);
+		return -1;
+	}
+	if (run_find_library(TRMS_INSTALLED_LIBDIR, library, len)) {
+		fprintf(stderr,
+			"trms %s: cannot find libtrms.so next to this trms or "
+			"in %s\n", cmd,
+			TRMS_INSTALLED_LIBDIR);
+		return 2;
+	}
+	p->library = library;
+	return -1;
+}
+
+/* Run the compiler as @p and @args say.  @return 127 if it cannot be. */
+static int run_compiler(const char *cmd, const struct cc_plan *p, int argc,
+			char *const *args)
+{
+	struct cc_argv a;
+
+	if (cc_argv_build(p, argc, args, &a))
+		out_of_memory();	/* the library's path is a real path */
+	execvp(p->compiler, a.argv);
+	int e = errno;
+	fprintf(stderr, "trms %s: cannot run '%s': %s\n", cmd, p->compiler,
+		strerror(e));
+	cc_argv_free(&a);
+	return 127;
+}
+
+int cmd_cc(int argc, char **argv)
+{
+	const char *cmd = argv[0];
+	char **args = xcalloc((size_t)argc + 1, sizeof(*args));
+	char library[PATH_MAX];
+	struct cc_options o;
+	int nargs, status;
+
+	status = check_options(cmd, cc_take_options(argc - 1, argv + 1, &o,
+						    args, &nargs), &o);
+	if (status >= 0)
+		goto out;
+
+	struct cc_plan p = { .compiler = compiler_of(cmd) };
+
+	p.family = cc_family_of(p.compiler);
+	if (o.exclude && p.family == CC_CLANG)
+		fprintf(stderr, "trms %s: warning: --trms-exclude needs GCC; "
+			"ignored with clang\n", cmd);
+	else
+		p.exclude = o.exclude;
+	status = choose_library(cmd, cc_links(nargs, args), library,
+				sizeof(library), &p);
+	if (status < 0)
+		status = run_compiler(cmd, &p, nargs, args);
+out:
+	cc_options_free(&o);
+	free(args);
+	return status;
+}
