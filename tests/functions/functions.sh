@@ -1,12 +1,12 @@
 #!/bin/sh
-# functions.sh TRMS LIBTRMS SRCDIR WORKDIR - every function a region
-# (issue 11's functions-only mode): tests/functions/fn_cases.c, built with
-# -finstrument-functions by GCC and, if installed, Clang, linked with the
-# library, prints what its native build prints, and its profile (costs in
-# events, K = 4) has exactly the activations and inputs fn_cases.c
-# derives by hand.
+# functions.sh TRMS SRCDIR WORKDIR - every function a region (issue 11's
+# functions-only mode): tests/functions/fn_cases.c, built by `trms cc`
+# with GCC and, if installed, Clang (compiled and linked in separate
+# steps, as make does), prints what its native build prints, and its
+# profile (costs in events, K = 4) has exactly the activations and inputs
+# fn_cases.c derives by hand.
 set -u
-trms=$1 lib=$2 src=$3 work=$4
+trms=$1 src=$2 work=$3
 rm -rf "$work"
 mkdir -p "$work" || exit 1
 failed=0
@@ -35,13 +35,15 @@ for cc in gcc clang; do
 		echo "$cc not found: not tested with it"
 		continue
 	}
-	flags=-finstrument-functions
-	[ $cc = clang ] && flags=-finstrument-functions-after-inlining
 	$cc -O2 -g -pthread -o "$work/native-$cc" "$src/fn_cases.c" \
 		"$src/fn_other.c" || { fail "$cc: native build"; continue; }
-	$cc -O2 -g -pthread $flags -o "$work/fn-$cc" "$src/fn_cases.c" \
-		"$src/fn_other.c" "$lib" -Wl,-rpath,"$(dirname "$lib")" ||
-		{ fail "$cc: instrumented build"; continue; }
+	for f in fn_cases fn_other; do
+		TRMS_CC=$cc "$trms" cc -O2 -g -c -o "$work/$f-$cc.o" \
+			"$src/$f.c" || fail "$cc: trms cc -c $f.c"
+	done
+	TRMS_CC=$cc "$trms" cc -pthread -o "$work/fn-$cc" \
+		"$work/fn_cases-$cc.o" "$work/fn_other-$cc.o" ||
+		{ fail "$cc: trms cc link"; continue; }
 	native=$("$work/native-$cc") || fail "$cc: native run"
 	got=$(TRMS_COST=events TRMS_GRANULARITY=4 TRMS_SAMPLE_HZ=0 \
 		TRMS_OUTPUT="$work/$cc.trms" "$work/fn-$cc") ||
