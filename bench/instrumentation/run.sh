@@ -7,6 +7,11 @@
 #
 #   bench/instrumentation/run.sh [N]     # N ints to sort, default 10000000
 #
+# With TRMS_BUILD=DIR (a build directory of trms, release), also the
+# functions-only mode as it is: the program built by DIR's `trms cc`,
+# run with costs in ns and in events (its profiles go to the temporary
+# directory).
+#
 # ROUNDS (default 5) rounds, each running every build once, in an order
 # rotated from round to round; a build's figure is the median over rounds
 # of its CPU time (user + system), its ratio the median of each round's
@@ -49,38 +54,53 @@ build clang-kasan-calls clang empty $kasan_clang
 build clang-coverage-calls clang empty $cov_clang
 build clang-functions+kasan-work clang work -finstrument-functions $kasan_clang
 
+if [ -n "${TRMS_BUILD:-}" ]; then
+	TRMS_CC=gcc "$TRMS_BUILD/tools/trms" cc -O2 "$here/sort.c" \
+		-o "$work/gcc-trms-cc"
+	echo "gcc-trms-cc gcc TRMS_COST=ns" >>"$work/builds"
+	echo "gcc-trms-cc gcc TRMS_COST=events" >>"$work/builds"
+fi
+
 python3 - "$work" "$n" "$rounds" <<'PY'
 import os, resource, statistics, subprocess, sys
 work, n, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-builds = [l.split() for l in open(os.path.join(work, "builds"))]
-times = {b: [] for b, _ in builds}
-ratios = {b: [] for b, _ in builds}
+# NAME COMPILER [VAR=VALUE...]: a build, and the settings it runs with.
+builds = []
+for line in open(os.path.join(work, "builds")):
+    f = line.split()
+    label = f[0] + "".join(" " + v.split("=", 1)[1] for v in f[2:])
+    builds.append((label, f[0], f[1], dict(v.split("=", 1) for v in f[2:])))
+times = {b[0]: [] for b in builds}
+ratios = {b[0]: [] for b in builds}
 outputs = {}
 for r in range(rounds):
     k = r % len(builds)
     order = builds[k:] + builds[:k]
     this = {}
-    for name, cc in order:
+    for label, name, cc, settings in order:
+        env = dict(os.environ, TRMS_OUTPUT=os.path.join(work, "p.trms"),
+                   **settings)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         out = subprocess.run([os.path.join(work, name), n], check=True,
-                             capture_output=True, text=True).stdout
+                             capture_output=True, text=True,
+                             env=env).stdout
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        this[name] = cpu
-        outputs.setdefault(name, out)
-        if out != outputs[name]:
-            sys.exit(f"{name}: output changed between rounds")
-    for name, cc in builds:
-        times[name].append(this[name])
-        ratios[name].append(this[name] / this[cc + "-native"])
+        this[label] = cpu
+        outputs.setdefault(label, out)
+        if out != outputs[label]:
+            sys.exit(f"{label}: output changed between rounds")
+    for label, name, cc, settings in builds:
+        times[label].append(this[label])
+        ratios[label].append(this[label] / this[cc + "-native"])
 ref = outputs["gcc-native"]
 print(f"merge sort of {n} ints, {rounds} rounds; CPU seconds (median), "
       "ratio to the same compiler's native build (median of rounds)")
 print(f"{'build':30} {'CPU s':>7} {'ratio':>6}  output")
-for name, cc in builds:
-    same = "same" if outputs[name] == ref else "DIFFERENT"
-    print(f"{name:30} {statistics.median(times[name]):7.2f} "
-          f"{statistics.median(ratios[name]):5.2f}x  {same}")
+for label, name, cc, settings in builds:
+    same = "same" if outputs[label] == ref else "DIFFERENT"
+    print(f"{label:30} {statistics.median(times[label]):7.2f} "
+          f"{statistics.median(ratios[label]):5.2f}x  {same}")
     if same != "same":
         sys.exit(1)
 PY
