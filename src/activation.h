@@ -56,16 +56,24 @@ activation_open(struct trms_thread *t, const void *key, uintptr_t cfa,
 	return rc;
 }
 
-/* The fast path's ending of activation_open, once the frame is pushed:
- * with costs in nanoseconds, the clock starts after our work. */
-static inline __attribute__((always_inline)) void
-activation_opened_fast(struct trms_thread *t, const bool is_timed)
+/* The fast path of an entry, once its region @id is known: push the frame
+ * if there is room, the thread busy meanwhile; with costs in nanoseconds
+ * the clock starts after our work.  @return false (nothing done) if the
+ * slow path must open it. */
+static inline __attribute__((always_inline)) bool
+activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
+		     uintptr_t cfa, const bool is_timed)
 {
-	if (is_timed) {
+	t->busy = true;
+	bool opened = engine_try_call(&t->engine, id, runtime_tag(), key, cfa,
+				      t->engine.events);
+	if (opened && is_timed) {
 		uint64_t now = clock_ticks();
 		cost_estimated(&t->cost, COST_OP_BEGIN);
 		engine_set_cost_start(&t->engine, now - t->cost.excluded);
 	}
+	t->busy = false;
+	return opened;
 }
 
 /* Close the innermost activation and record it, its cost read at @now
@@ -87,6 +95,19 @@ activation_close(struct trms_thread *t, const bool is_timed, uint64_t now)
 	if (is_timed && reading < f->cost_start)
 		cost = 0;
 	thread_record(t, f, cost);
+}
+
+/* The fast path of an exit whose frame is on top: close it, the thread
+ * busy meanwhile, the end charged its estimate with costs in ns. */
+static inline __attribute__((always_inline)) void
+activation_close_fast(struct trms_thread *t, const bool is_timed,
+		      uint64_t now)
+{
+	t->busy = true;
+	activation_close(t, is_timed, now);
+	if (is_timed)
+		cost_estimated(&t->cost, COST_OP_END);
+	t->busy = false;
 }
 
 #endif

@@ -174,13 +174,9 @@ begin_fast(const char *name, uintptr_t cfa, const bool is_timed)
 			    (!is_timed ||
 			     cost_take_unmeasured(&t->cost, COST_OP_BEGIN)),
 		    1)) {
-		t->busy = true;
-		bool opened = engine_try_call(&t->engine, id, runtime_tag(),
-					      name, cfa, t->engine.events);
-		if (opened)
-			activation_opened_fast(t, is_timed);
-		t->busy = false;
-		if (__builtin_expect(opened, 1))
+		if (__builtin_expect(activation_open_fast(t, id, name, cfa,
+							  is_timed),
+				     1))
 			return 0;
 	}
 	return begin_general(name, cfa);
@@ -291,11 +287,7 @@ end_fast(const char *name, const bool is_timed)
 					      cost_take_unmeasured(
 						      &t->cost, COST_OP_END)),
 				     1)) {
-			t->busy = true;
-			activation_close(t, is_timed, now);
-			if (is_timed)
-				cost_estimated(&t->cost, COST_OP_END);
-			t->busy = false;
+			activation_close_fast(t, is_timed, now);
 			return 0;
 		}
 	}
