@@ -122,10 +122,7 @@ EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa() | FUNCTION_FRAME;
 
 	(void)call_site;
-	if (call_timed())
-		enter_fast(fn, cfa, true);
-	else
-		enter_fast(fn, cfa, false);
+	call_timed() ? enter_fast(fn, cfa, true) : enter_fast(fn, cfa, false);
 }
 
 /* @now: the clock read on entry, with costs in nanoseconds. */
@@ -185,10 +182,7 @@ EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa() | FUNCTION_FRAME;
 
 	(void)call_site;
-	if (call_timed())
-		exit_fast(fn, cfa, true);
-	else
-		exit_fast(fn, cfa, false);
+	call_timed() ? exit_fast(fn, cfa, true) : exit_fast(fn, cfa, false);
 }
 
 /* The stack pointer a longjmp to @env restores, if this platform's

@@ -7,14 +7,8 @@
 # fn_cases.c derives by hand.
 set -u
 trms=$1 src=$2 work=$3
-rm -rf "$work"
-mkdir -p "$work" || exit 1
-failed=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failed=$((failed + 1))
-}
+. "$(dirname "$0")/../checks.sh"
+fresh_dir "$work"
 
 # tuples REGION METRIC: "VALUE COUNT INDUCED_THREAD INDUCED_EXTERNAL" for
 # each tuple of REGION, summed over threads, by value.
@@ -73,5 +67,4 @@ for cc in gcc clang; do
 	grep -q '^main	' "$work/$cc.tuples" || fail "$cc: no region main"
 done
 [ "$checked" -gt 0 ] || fail "no compiler to test with"
-[ "$failed" -eq 0 ] || exit 1
-echo "functions as regions: checked with $checked compiler(s)"
+finish "functions as regions, with $checked compiler(s)"

@@ -7,14 +7,8 @@
 # is written to in place.
 set -u
 trms=$1 profile=$2 work=$3
-rm -rf "$work"
-mkdir -p "$work" || exit 1
-failed=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failed=$((failed + 1))
-}
+. "$(dirname "$0")/../checks.sh"
+fresh_dir "$work"
 
 for form in html pprof; do
 	fifo=$work/fifo.$form
@@ -39,5 +33,4 @@ for form in html pprof; do
 	[ -c /dev/null ] || fail "--$form replaced /dev/null"
 done
 
-[ "$failed" -eq 0 ] && echo "outputs: all checks passed"
-exit $((failed != 0))
+finish outputs

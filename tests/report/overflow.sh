@@ -8,14 +8,8 @@
 # reported and merged, with the sums added.
 set -u
 trms=$1 work=$2
-rm -rf "$work"
-mkdir -p "$work" || exit 1
-failed=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failed=$((failed + 1))
-}
+. "$(dirname "$0")/../checks.sh"
+fresh_dir "$work"
 
 # profile FILE SUM THREADS: one tuple of region "r" per thread, of cost
 # sum SUM (count 1, so min = max = sum).
@@ -78,5 +72,4 @@ elif ! grep -q "^tuple 0 0 trms 5 2 1000 2000 3000 3000 0 0$" "$work/cd.trms"; t
 	fail "merge of sums that fit: $(grep tuple "$work/cd.trms")"
 fi
 
-[ "$failed" -eq 0 ] && echo "overflow: all checks passed"
-exit $((failed != 0))
+finish overflow
