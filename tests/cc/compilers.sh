@@ -15,15 +15,10 @@ if [ "$sanitize" != none ]; then
 	echo "SKIP: libtrms is built with -fsanitize=$sanitize"
 	exit 77
 fi
-rm -rf "$work"
-mkdir -p "$work" || exit 1
+. "$(dirname "$0")/../checks.sh"
+fresh_dir "$work"
 cd "$work" || exit 1
-failed=0 built=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failed=$((failed + 1))
-}
+built=0
 
 # check NAME BINARY - BINARY runs as NAME's native build does, with the
 # library off and on, and is linked with libtrms and instrumented.
@@ -83,5 +78,4 @@ if [ "$built" -eq 0 ]; then
 	echo "SKIP: none of gcc, clang, g++, clang++ found"
 	exit 77
 fi
-[ "$failed" -eq 0 ] && echo "cc compilers: all checks passed ($built)"
-exit $((failed != 0))
+finish "cc compilers ($built)"

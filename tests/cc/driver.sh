@@ -14,14 +14,9 @@ set -u
 trms=$1 work=$3
 library=$(readlink -f "$2") || exit 1
 libdir=${library%/*}
-rm -rf "$work"
+. "$(dirname "$0")/../checks.sh"
+fresh_dir "$work"
 mkdir -p "$work/bin" "$work/link" || exit 1
-failed=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	failed=$((failed + 1))
-}
 
 # The fake compiler.  FAKE_LOG: where its arguments go; FAKE_PID: where
 # its pid goes; FAKE_SIGNAL: the signal it sends itself; FAKE_STATUS:
@@ -246,5 +241,4 @@ want $gcc_flags x.o -Wl,--push-state,--no-as-needed,-Bdynamic \
 	"$odd/src/libtrms.so" -Wl,--pop-state -Xlinker -rpath -Xlinker "$odd/src"
 same "comma in the library's directory" "$odd/tools/trms" cc x.o
 
-[ "$failed" -eq 0 ] && echo "cc driver: all checks passed"
-exit $((failed != 0))
+finish "cc driver"
