@@ -22,7 +22,8 @@ TOP_LAYER = {
     'runtime': 3, 'thread': 3,
     # the API, calibration and the hooks
     'api': 5, 'call': 5, 'calibrate': 5, 'hooks': 5, 'annotated': 5,
-    'activation': 5, 'function_hooks': 5,
+    'activation': 5, 'function_hooks': 5, 'access_hooks': 5,
+    'memory_hooks': 5,
     'blocking_hooks': 5, 'io_hooks': 5, 'loader_hooks': 5,
     'process_hooks': 5, 'pthread_hooks': 5, 'sandbox_hooks': 5,
     'signal_hooks': 5,

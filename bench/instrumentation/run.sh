@@ -8,8 +8,9 @@
 #   bench/instrumentation/run.sh [N]     # N ints to sort, default 10000000
 #
 # With TRMS_BUILD=DIR (a build directory of trms, release), also the
-# functions-only mode as it is: the program built by DIR's `trms cc`,
-# run with costs in ns and in events (its profiles go to the temporary
+# whole-program modes as they are: the program built by DIR's `trms cc`
+# (functions only, GCC) and `trms cc --trms-full` (GCC and Clang), run
+# with costs in ns and in events (the profiles go to the temporary
 # directory).
 #
 # ROUNDS (default 5) rounds, each running every build once, in an order
@@ -57,8 +58,15 @@ build clang-functions+kasan-work clang work -finstrument-functions $kasan_clang
 if [ -n "${TRMS_BUILD:-}" ]; then
 	TRMS_CC=gcc "$TRMS_BUILD/tools/trms" cc -O2 "$here/sort.c" \
 		-o "$work/gcc-trms-cc"
-	echo "gcc-trms-cc gcc TRMS_COST=ns" >>"$work/builds"
-	echo "gcc-trms-cc gcc TRMS_COST=events" >>"$work/builds"
+	TRMS_CC=gcc "$TRMS_BUILD/tools/trms" cc --trms-full -O2 \
+		"$here/sort.c" -o "$work/gcc-trms-cc-full"
+	TRMS_CC=clang "$TRMS_BUILD/tools/trms" cc --trms-full -O2 \
+		"$here/sort.c" -o "$work/clang-trms-cc-full"
+	for cost in ns events; do
+		echo "gcc-trms-cc gcc TRMS_COST=$cost" >>"$work/builds"
+		echo "gcc-trms-cc-full gcc TRMS_COST=$cost" >>"$work/builds"
+		echo "clang-trms-cc-full clang TRMS_COST=$cost" >>"$work/builds"
+	done
 fi
 
 python3 - "$work" "$n" "$rounds" <<'PY'

@@ -44,6 +44,25 @@ unset FAKE_PID FAKE_SIGNAL FAKE_STATUS TRMS_CC TRMS_CXX
 gcc_flags="-finstrument-functions
 -finstrument-functions-exclude-file-list=/usr/include/,/usr/lib/gcc/"
 clang_flags="-finstrument-functions-after-inlining"
+gcc_full="-fsanitize=kernel-address
+--param
+asan-instrumentation-with-call-threshold=0
+--param
+asan-stack=0
+--param
+asan-globals=0"
+clang_full="-fsanitize=kernel-address
+-mllvm
+-asan-instrumentation-with-call-threshold=0
+-mllvm
+-asan-stack=0
+-mllvm
+-asan-globals=0"
+wrap="-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset,--wrap=memcmp,\
+--wrap=strlen,--wrap=strnlen,--wrap=strcmp,--wrap=strncmp,--wrap=strchr,\
+--wrap=strrchr,--wrap=strcpy,--wrap=strncpy,--wrap=strcat,--wrap=strdup,\
+--wrap=__memcpy_chk,--wrap=__memmove_chk,--wrap=__memset_chk,\
+--wrap=__strcpy_chk,--wrap=__strncpy_chk,--wrap=__strcat_chk"
 link_flags="-Wl,--push-state,--no-as-needed,-Bdynamic
 $library
 -Wl,--pop-state
@@ -126,6 +145,17 @@ for query in --version -v -dumpversion -dumpmachine -dumpspecs \
 done
 want $gcc_flags -### x.c
 same "-### x.c" "$trms" cc -### x.c
+# --trms-full: the accesses' flags after the functions', and when
+# linking, the wrapped memory and string functions before the library.
+want $gcc_flags $gcc_full -c x.c
+same "--trms-full -c" "$trms" cc --trms-full -c x.c
+want $gcc_flags $gcc_full x.o -o prog $wrap $link_flags
+same "--trms-full link" "$trms" cc x.o --trms-full -o prog
+want $clang_flags $clang_full -c x.cc
+same "c++ --trms-full -c" "$trms" c++ -c --trms-full x.cc
+want $gcc_flags -c x.c
+same "--trms-full then --trms-functions" "$trms" cc --trms-full \
+	--trms-functions -c x.c
 # The value of an option is no input file: nothing to link.
 want $gcc_flags -l m -o prog
 same "-l m -o prog" "$trms" cc -l m -o prog
@@ -176,8 +206,6 @@ for word in --trms-functions --trms-full --trms-exclude TRMS_CC TRMS_CXX \
 done
 [ -s "$work/err" ] && fail "--trms-help: stderr: $(cat "$work/err")"
 [ -f "$FAKE_LOG" ] && fail "--trms-help ran the compiler"
-refused "--trms-full" 2 "is not built yet (see docs/whole-program.md);" \
-	"$trms" cc -c x.c --trms-full
 refused "--trms-x" 2 "trms cc: unknown option '--trms-x'" \
 	"$trms" cc -c --trms-x x.c
 refused "--trms-exclude" 2 "--trms-exclude takes =NAME" \

@@ -1,12 +1,17 @@
 #!/bin/sh
-# functions.sh TRMS SRCDIR WORKDIR - every function a region (issue 11's
-# functions-only mode): tests/functions/fn_cases.c, built by `trms cc`
-# with GCC and, if installed, Clang (compiled and linked in separate
-# steps, as make does), prints what its native build prints, and its
-# profile (costs in events, K = 4) has exactly the activations and inputs
-# fn_cases.c derives by hand.
+# functions.sh TRMS SRCDIR WORKDIR - whole-program mode (issue 11), built
+# by `trms cc` with GCC and, if installed, Clang; each program prints what
+# its native build prints, and its profile (costs in events) has exactly
+# what its source derives by hand from DESIGN §2:
+#  - functions-only: fn_cases.c (compiled and linked in separate steps,
+#    as make does), every function a region, at K = 4;
+#  - --trms-full: fn_full.c, every load and store an access too, and the
+#    C library's strlen recorded as its caller's reads, at K = 4; and
+#    wf_plain.c, the paper's word counter without annotations, whose
+#    str_tolower comes out quadratic in its input (K = 1), addword not.
 set -u
 trms=$1 src=$2 work=$3
+words=$src/../../examples/data/words.txt
 . "$(dirname "$0")/../checks.sh"
 fresh_dir "$work"
 
@@ -65,6 +70,47 @@ for cc in gcc clang; do
 	expect "regions named helper (...)" "$helpers" 2
 	expect "worker" "$(tuples worker trms)" "0 2 0 0"
 	grep -q '^main	' "$work/$cc.tuples" || fail "$cc: no region main"
+
+	# --trms-full.
+	$cc -O2 -pthread -o "$work/native-full-$cc" "$src/fn_full.c" ||
+		{ fail "$cc: native build of fn_full.c"; continue; }
+	TRMS_CC=$cc "$trms" cc --trms-full -O2 -g -pthread \
+		-o "$work/full-$cc" "$src/fn_full.c" ||
+		{ fail "$cc: trms cc --trms-full"; continue; }
+	native=$("$work/native-full-$cc") || fail "$cc: native fn_full"
+	got=$(TRMS_COST=events TRMS_GRANULARITY=4 TRMS_SAMPLE_HZ=0 \
+		TRMS_OUTPUT="$work/full-$cc.trms" "$work/full-$cc") ||
+		fail "$cc: fn_full run"
+	expect "fn_full output" "$got" "$native"
+	"$trms" report --tuples "$work/full-$cc.trms" >"$work/$cc.tuples" ||
+		{ fail "$cc: trms report of fn_full"; continue; }
+	expect "fill" "$(tuples fill trms)" "0 8 0 0"
+	want=$(printf '%s\n' "16 1 0 0" "32 1 0 0" "64 1 0 0" "128 1 0 0" \
+		"256 1 0 0" "300 1 300 0" "512 1 0 0" "1024 1 0 0")
+	expect "sum trms" "$(tuples sum trms)" "$want"
+	expect "sum rms" "$(tuples sum rms)" "$want"
+	expect "measure (strlen)" "$(tuples measure trms)" "25 1 0 0"
+	expect "consume" "$(tuples consume trms)" "300 1 300 0"
+	expect "consume rms" "$(tuples consume rms)" "300 1 300 0"
+
+	TRMS_CC=$cc "$trms" cc --trms-full -O2 -o "$work/wf-$cc" \
+		"$src/wf_plain.c" || { fail "$cc: wf_plain.c"; continue; }
+	TRMS_COST=events TRMS_GRANULARITY=1 TRMS_SAMPLE_HZ=0 \
+		TRMS_OUTPUT="$work/wf-$cc.trms" "$work/wf-$cc" "$words" \
+		>/dev/null || fail "$cc: wf_plain run"
+	"$trms" report "$work/wf-$cc.trms" >"$work/wf-$cc.report" ||
+		fail "$cc: trms report of wf_plain"
+	# The growth column of the region's line in the table.
+	growth() { awk -v r="$1" '$1 == r { print $5; exit }' \
+		"$work/wf-$cc.report"; }
+	case $(growth str_tolower) in
+	n^2 | "n^2...n^2"*) ;;
+	*) fail "$cc: str_tolower grows as '$(growth str_tolower)'" ;;
+	esac
+	case $(growth addword) in
+	n^2* | n^3* | 2^n) fail "$cc: addword grows as '$(growth addword)'" ;;
+	"") fail "$cc: no region addword" ;;
+	esac
 done
 [ "$checked" -gt 0 ] || fail "no compiler to test with"
 finish "functions as regions, with $checked compiler(s)"

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The most arguments added: three before the user's (two, and the
- * exclusion), seven after (the library between two, and -rpath through
- * -Xlinker). */
-#define ADDED 10
+/* The most arguments added: ten before the user's (two, the exclusion,
+ * seven for --trms-full), eight after (the wrapped functions, the library
+ * between two, and -rpath through -Xlinker). */
+#define ADDED 18
 
 /* The linker's run-time search path for the library's directory, so the
  * program runs as it is.  -Wl, splits at commas: a directory with one
@@ -40,22 +40,43 @@ static int rpath(const char *library, struct cc_argv *a, char **out)
 	return 4;
 }
 
+/* --trms-full's flags into @out.  @return how many. */
+static int instrument_accesses(const struct cc_plan *p, char **out)
+{
+	const char *const gcc[] = { CC_FULL_SANITIZE, CC_GCC_PARAM,
+				    CC_GCC_CALLS, CC_GCC_PARAM,
+				    CC_GCC_NO_STACK, CC_GCC_PARAM,
+				    CC_GCC_NO_GLOBALS };
+	const char *const clang[] = { CC_FULL_SANITIZE, CC_CLANG_LLVM,
+				      CC_CLANG_CALLS, CC_CLANG_LLVM,
+				      CC_CLANG_NO_STACK, CC_CLANG_LLVM,
+				      CC_CLANG_NO_GLOBALS };
+	const char *const *flags = p->family == CC_CLANG ? clang : gcc;
+	int n = 0;
+
+	if (p->full)
+		for (; n < 7; n++)
+			out[n] = (char *)flags[n];
+	return n;
+}
+
 /* The flags before the user's arguments.  @return how many, or -ENOMEM. */
 static int instrument(const struct cc_plan *p, struct cc_argv *a, char **out)
 {
 	if (p->family == CC_CLANG) {
 		out[0] = CC_CLANG_FLAGS;
-		return 1;
+		return 1 + instrument_accesses(p, out + 1);
 	}
 	out[0] = CC_GCC_INSTRUMENT;
 	out[1] = CC_GCC_EXCLUDE_FILES;
+	int n = 2 + instrument_accesses(p, out + 2);
 	if (!p->exclude)
-		return 2;
+		return n;
 	char *s;
 	if (asprintf(&s, "%s%s", CC_GCC_EXCLUDE, p->exclude) < 0)
 		return -ENOMEM;
-	out[2] = a->owned[0] = s;
-	return 3;
+	out[n] = a->owned[0] = s;
+	return n + 1;
 }
 
 int cc_argv_build(const struct cc_plan *p, int argc, char *const *args,
@@ -77,6 +98,8 @@ int cc_argv_build(const struct cc_plan *p, int argc, char *const *args,
 	for (int i = 0; i < argc; i++)
 		*out++ = args[i];
 	if (p->library) {
+		if (p->full)
+			*out++ = CC_FULL_WRAP;
 		*out++ = CC_LIB_BEFORE;
 		*out++ = (char *)p->library;
 		*out++ = CC_LIB_AFTER;

@@ -7,6 +7,8 @@
 #ifndef TRMS_CC_ARGV_H
 #define TRMS_CC_ARGV_H
 
+#include <stdbool.h>
+
 #include "cc_family.h"
 
 /* GCC: every function entered and left calls __cyg_profile_func_enter
@@ -19,6 +21,29 @@
  * system headers' inlined helpers out. */
 #define CC_CLANG_FLAGS "-finstrument-functions-after-inlining"
 #define CC_GCC_EXCLUDE "-finstrument-functions-exclude-function-list="
+/* --trms-full: every load and store calls __asan_loadN_noabort and
+ * __asan_storeN_noabort (kernel-address instrumentation with every check
+ * a call, and neither the stack's nor the globals' redzones: no runtime
+ * of the sanitizer's is needed), and the program's calls of the C
+ * library's memory and string functions go to libtrms's __wrap_ versions,
+ * which record what those functions read and write. */
+#define CC_FULL_SANITIZE "-fsanitize=kernel-address"
+#define CC_GCC_PARAM "--param"
+#define CC_GCC_CALLS "asan-instrumentation-with-call-threshold=0"
+#define CC_GCC_NO_STACK "asan-stack=0"
+#define CC_GCC_NO_GLOBALS "asan-globals=0"
+#define CC_CLANG_LLVM "-mllvm"
+#define CC_CLANG_CALLS "-asan-instrumentation-with-call-threshold=0"
+#define CC_CLANG_NO_STACK "-asan-stack=0"
+#define CC_CLANG_NO_GLOBALS "-asan-globals=0"
+#define CC_FULL_WRAP                                                     \
+	"-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset,--wrap=memcmp,"    \
+	"--wrap=strlen,--wrap=strnlen,--wrap=strcmp,--wrap=strncmp,"       \
+	"--wrap=strchr,--wrap=strrchr,--wrap=strcpy,--wrap=strncpy,"       \
+	"--wrap=strcat,--wrap=strdup,--wrap=__memcpy_chk,"                 \
+	"--wrap=__memmove_chk,--wrap=__memset_chk,--wrap=__strcpy_chk,"    \
+	"--wrap=__strncpy_chk,--wrap=__strcat_chk"
+
 /* The library goes in even under --as-needed (the C library's empty
  * __cyg_profile_func_* would otherwise do) and after a -Bstatic. */
 #define CC_LIB_BEFORE "-Wl,--push-state,--no-as-needed,-Bdynamic"
@@ -27,6 +52,7 @@
 struct cc_plan {
 	const char *compiler;	/* argv[0] */
 	enum cc_family family;
+	bool full;		/* --trms-full: accesses too */
 	const char *exclude;	/* GCC's function names not instrumented,
 				 * comma-separated, or NULL */
 	const char *library;	/* libtrms's real path, appended; or NULL:

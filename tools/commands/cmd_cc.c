@@ -1,8 +1,9 @@
 /*
  * cmd_cc.c - `trms cc` and `trms c++`: the compiler driver of the
- * functions-only whole-program mode.  They run the real compiler with
- * the flags that make every function a region and, when it links, with
- * libtrms, so that the program built writes a profile when it runs.
+ * whole-program modes.  They run the real compiler with the flags that
+ * make every function a region (and with --trms-full every load and store
+ * an access) and, when it links, with libtrms, so that the program built
+ * writes a profile when it runs.
  * Options, messages and exit statuses are here; the arguments are read
  * and built in tools/cc/, the library found by tools/run/.
  */
@@ -47,9 +48,20 @@ static const char usage_head[] =
 	"  Clang: -finstrument-functions-after-inlining\n"
 	"         (Clang has no exclusion list: what is inlined is no region;\n"
 	"         what is not, even from a system header, is one)\n"
+	"  and with --trms-full, every load and store a call to the library:\n"
+	"  GCC:   -fsanitize=kernel-address --param\n"
+	"         asan-instrumentation-with-call-threshold=0 --param\n"
+	"         asan-stack=0 --param asan-globals=0\n"
+	"  Clang: -fsanitize=kernel-address -mllvm\n"
+	"         -asan-instrumentation-with-call-threshold=0 -mllvm\n"
+	"         -asan-stack=0 -mllvm -asan-globals=0\n"
+	"  (the sanitizer's checks made calls, without its runtime)\n"
 	"Added at the end when the compiler links (none of -c, -S, -E, -M,\n"
 	"-MM, -fsyntax-only, -r, no query such as --version or -print-*, and\n"
 	"an input file), -shared included:\n"
+	"  with --trms-full, -Wl,--wrap=memcpy,--wrap=strlen,... (the C\n"
+	"  library's memory and string functions the program calls record\n"
+	"  what they read and write: docs/trms-cc.md lists them), then\n"
 	"  -Wl,--push-state,--no-as-needed,-Bdynamic LIBTRMS -Wl,--pop-state\n"
 	"  -Wl,-rpath,DIR\n"
 	"  LIBTRMS is the real path of the libtrms.so next to this trms (in a\n"
@@ -66,9 +78,11 @@ static const char usage_tail[] =
 	"before the compiler sees them:\n"
 	"  --trms-functions     every function a region, its input what\n"
 	"                       annotations (trms_read, ...) and I/O record:\n"
-	"                       the default, and the only mode built so far\n"
-	"  --trms-full          every load and store too: not built yet\n"
-	"                       (docs/whole-program.md); refused\n"
+	"                       the default\n"
+	"  --trms-full          every function a region and every load and\n"
+	"                       store of the compiled code an access: the\n"
+	"                       papers' whole-program view; several times\n"
+	"                       slower (docs/whole-program.md)\n"
 	"  --trms-exclude=NAME[,NAME...]\n"
 	"                       functions not to instrument: GCC's\n"
 	"                       -finstrument-functions-exclude-function-list\n"
@@ -87,8 +101,7 @@ static const char usage_tail[] =
 	"help lists them; TRMS_OFF=1 turns the library off).\n"
 	"\n"
 	"Exit status: the compiler's; 127 if it cannot be run; 2 on bad\n"
-	"usage, for --trms-full, or if the compiler links and libtrms cannot\n"
-	"be found.\n";
+	"usage, or if the compiler links and libtrms cannot be found.\n";
 
 static int help(void)
 {
@@ -128,14 +141,6 @@ static int check_options(const char *cmd, int rc, const struct cc_options *o)
 	}
 	if (o->help)
 		return help();
-	if (o->mode == CC_FULL) {
-		fprintf(stderr,
-			"trms %s: --trms-full: whole-program mode with every "
-			"load and store is not built yet (see "
-			"docs/whole-program.md); --trms-functions is the mode "
-			"available\n", cmd);
-		return 2;
-	}
 	return -1;
 }
 
@@ -203,7 +208,8 @@ int cmd_cc(int argc, char **argv)
 	if (status >= 0)
 		goto out;
 
-	struct cc_plan p = { .compiler = compiler_of(cmd) };
+	struct cc_plan p = { .compiler = compiler_of(cmd),
+			     .full = o.mode == CC_FULL };
 
 	p.family = cc_family_of(p.compiler);
 	if (o.exclude && p.family == CC_CLANG)

@@ -1,0 +1,118 @@
+/*
+ * access_hooks.c - every load and store of code built with `trms cc
+ * --trms-full` is an access.
+ *
+ * The compiler's kernel-address instrumentation, with every check made a
+ * call (no inline check, no shadow of its own, no runtime), calls
+ * __asan_loadN_noabort(addr) before a load of N bytes and
+ * __asan_storeN_noabort(addr) before a store; here they are the engine's
+ * read and write for the calling thread, on the path trms_read and
+ * trms_write take, with the access's own time kept out of costs (one
+ * event each with costs in events).  docs/whole-program.md says what the
+ * calls cost and why the check is not inlined yet.
+ *
+ * An access that arrives while the thread is inside the library (a
+ * signal handler's, or before the thread's state exists and while it is
+ * made) is not recorded, as for the API.
+ */
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <stdint.h>
+
+#include "access_hooks.h"
+#include "call.h"
+#include "hooks.h"
+
+static inline __attribute__((always_inline)) int
+read_op(struct engine_thread *e, uintptr_t addr, size_t size)
+{
+	if (__builtin_expect(engine_try_read(e, addr, size), 1))
+		return 0;
+	return engine_read_slow(e, addr, size);
+}
+
+/* An access of @size bytes at @addr by the calling thread, @write or
+ * not, counting @span events (costs in events) or one.  Errors (an
+ * address outside user space, no memory for shadow) are not the
+ * program's to see: the engine stops recording what it cannot record. */
+static inline __attribute__((always_inline)) void
+record(uintptr_t addr, size_t size, bool write, bool span)
+{
+	int rc;
+	struct trms_thread *t = call_enter(&rc);
+
+	if (!t)
+		return;
+	if (__builtin_expect(runtime_tag() != 0 && size != 0, 1)) {
+		struct meter m;
+		bool timed = call_timed();
+		call_access_start(t, &m, size, timed);
+		if (span) {
+			unsigned shift = runtime.engine.cell_shift;
+			t->engine.events += ((addr + size - 1) >> shift) -
+					    (addr >> shift);
+		}
+		if (write)
+			engine_write(&t->engine, addr, size);
+		else
+			read_op(&t->engine, addr, size);
+		call_access_stop(t, &m, timed);
+	}
+	call_leave(t);
+}
+
+void access_record(uintptr_t addr, size_t size, bool write)
+{
+	record(addr, size, write, false);
+}
+
+void access_record_cells(uintptr_t addr, size_t size, bool write)
+{
+	record(addr, size, write, true);
+}
+
+#define ACCESS_HOOKS(n)                                                  \
+	EXPORT void __asan_load##n##_noabort(void *addr)                 \
+	{                                                                \
+		access_record((uintptr_t)addr, n, false);                \
+	}                                                                \
+	EXPORT void __asan_store##n##_noabort(void *addr)                \
+	{                                                                \
+		access_record((uintptr_t)addr, n, true);                 \
+	}
+
+/* The prototypes the compiler assumes, for -Wmissing-prototypes. */
+#define ACCESS_PROTOTYPES(n)                                             \
+	void __asan_load##n##_noabort(void *addr);                       \
+	void __asan_store##n##_noabort(void *addr);
+
+ACCESS_PROTOTYPES(1)
+ACCESS_PROTOTYPES(2)
+ACCESS_PROTOTYPES(4)
+ACCESS_PROTOTYPES(8)
+ACCESS_PROTOTYPES(16)
+void __asan_loadN_noabort(void *addr, long size);
+void __asan_storeN_noabort(void *addr, long size);
+void __asan_handle_no_return(void);
+
+ACCESS_HOOKS(1)
+ACCESS_HOOKS(2)
+ACCESS_HOOKS(4)
+ACCESS_HOOKS(8)
+ACCESS_HOOKS(16)
+
+EXPORT void __asan_loadN_noabort(void *addr, long size)
+{
+	access_record((uintptr_t)addr, (size_t)size, false);
+}
+
+EXPORT void __asan_storeN_noabort(void *addr, long size)
+{
+	access_record((uintptr_t)addr, (size_t)size, true);
+}
+
+/* Called before a function that does not return (a throw, longjmp,
+ * abort): the sanitizer would clean its stack shadow; there is none. */
+EXPORT void __asan_handle_no_return(void)
+{
+}
