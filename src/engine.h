@@ -120,6 +120,40 @@ int engine_thread_init(struct engine *e, struct engine_thread *t);
 /* Forget @t, its pending activations and its access stamps. */
 void engine_thread_fini(struct engine_thread *t);
 
+/*
+ * Tracing (TRMS_TRACE, for checking the engine on small programs against
+ * the definitions): while a tracer is set, every operation of every
+ * thread takes one lock, runs, and is described to the tracer before the
+ * lock is let go, so the description is in the very order the engine
+ * worked in (a return, which touches only its own thread's counts, is
+ * described without holding the lock across it).  The fast paths below
+ * step aside to the out-of-line ones, where this happens.
+ */
+enum engine_trace_op {
+	ENGINE_TRACE_CALL,   /* a: the region */
+	ENGINE_TRACE_RETURN,
+	ENGINE_TRACE_READ,   /* a, b: address and size */
+	ENGINE_TRACE_WRITE,
+	ENGINE_TRACE_KWRITE,
+};
+
+struct engine_tracer {
+	void (*emit)(void *ctx, const struct engine_thread *t,
+		     enum engine_trace_op op, uint64_t a, uint64_t b);
+	void *ctx;
+};
+
+/* The tracer, or NULL (nearly always). */
+extern struct engine_tracer *engine_tracer;
+
+/* Set @tracer (before the threads that matter start), or stop tracing
+ * (NULL): when engine_trace_set(NULL) returns, no operation is being
+ * described any more. */
+void engine_trace_set(struct engine_tracer *tracer);
+
+/* Describe a return of @t (engine_pop). */
+void engine_trace_return(const struct engine_thread *t);
+
 /* Open an activation of @region.  @cost_now is the caller's cost clock;
  * the activation's cost is the clock at its return minus this.  @key is
  * kept in the frame for the caller.
@@ -217,7 +251,7 @@ static inline bool engine_try_call(struct engine_thread *t, uint32_t region,
 				   uint32_t tag, const void *key,
 				   uintptr_t cfa, uint64_t cost_now)
 {
-	if (__builtin_expect(t->depth + 1 >= t->capacity, 0))
+	if (__builtin_expect(t->depth + 1 >= t->capacity || engine_tracer, 0))
 		return false;
 	engine_push(t, region, tag, key, cfa, cost_now);
 	return true;
@@ -238,6 +272,8 @@ static inline int engine_call(struct engine_thread *t, uint32_t region,
  * section is needed. */
 static inline const struct frame *engine_pop(struct engine_thread *t)
 {
+	if (__builtin_expect(engine_tracer != NULL, 0))
+		engine_trace_return(t);
 	size_t depth = t->depth;
 	struct frame *f = &t->stack[depth];
 	struct frame *parent = f - 1;
@@ -335,7 +371,8 @@ static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
 	unsigned chunk_shift = SHADOW_CHUNK_ADDR_BITS - e->cell_shift;
 	uintptr_t chunk = t->ts_cache.index[0];
 
-	if (__builtin_expect(size == 0 || last - first >= ENGINE_SHORT_RUN ||
+	if (__builtin_expect(size == 0 || engine_tracer ||
+				     last - first >= ENGINE_SHORT_RUN ||
 				     (first >> chunk_shift) != chunk ||
 				     (last >> chunk_shift) != chunk,
 			     0))

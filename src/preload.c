@@ -17,6 +17,7 @@
 #include "run_link.h"
 #include "profile_write.h"
 #include "hooks.h"
+#include "trace_write.h"
 
 struct runtime runtime;
 atomic_int runtime_state;
@@ -58,6 +59,7 @@ static void start_once(void)
 		log_internal("cannot set up the engine; profiling disabled");
 		return go_inert(NULL);
 	}
+	trace_start();
 	pthread_mutex_init(&runtime.lock, NULL);
 	pthread_mutex_init(&runtime.flush_lock, NULL);
 	CDS_INIT_LIST_HEAD(&runtime.threads);

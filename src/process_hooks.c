@@ -24,6 +24,7 @@
 #include "real.h"
 #include "region.h"
 #include "thread.h"
+#include "trace_write.h"
 #include "calibrate.h"
 #include "hooks.h"
 #include "profile_write.h"
@@ -104,6 +105,7 @@ static void after_fork_child(void)
 	runtime.start_realtime_ns = runtime_realtime_ns();
 	atomic_store(&runtime.finished, false);
 	thread_after_fork_child();
+	trace_after_fork_child();
 	calibrate_after_fork_child();
 	fork_busy(false);
 }

@@ -213,8 +213,52 @@ static int grow_stack(struct engine_thread *t)
 	return 0;
 }
 
+struct engine_tracer *engine_tracer;
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void engine_trace_set(struct engine_tracer *tracer)
+{
+	pthread_mutex_lock(&trace_lock);
+	__atomic_store_n(&engine_tracer, tracer, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&trace_lock);
+}
+
+/* Describe an operation of @t that returned @rc, the lock held. */
+static int traced(const struct engine_thread *t, enum engine_trace_op op,
+		  uint64_t a, uint64_t b, int rc)
+{
+	struct engine_tracer *tracer = engine_tracer;
+
+	/* An empty access changes nothing: not described. */
+	if (!rc && tracer && (op <= ENGINE_TRACE_RETURN || b))
+		tracer->emit(tracer->ctx, t, op, a, b);
+	pthread_mutex_unlock(&trace_lock);
+	return rc;
+}
+
+void engine_trace_return(const struct engine_thread *t)
+{
+	pthread_mutex_lock(&trace_lock);
+	traced(t, ENGINE_TRACE_RETURN, 0, 0, 0);
+}
+
+static int call_untraced(struct engine_thread *t, uint32_t region,
+			 uint32_t tag, const void *key, uintptr_t cfa,
+			 uint64_t cost_now);
+
 int engine_call_slow(struct engine_thread *t, uint32_t region, uint32_t tag,
 		     const void *key, uintptr_t cfa, uint64_t cost_now)
+{
+	if (!engine_tracer)
+		return call_untraced(t, region, tag, key, cfa, cost_now);
+	pthread_mutex_lock(&trace_lock);
+	return traced(t, ENGINE_TRACE_CALL, region, 0,
+		      call_untraced(t, region, tag, key, cfa, cost_now));
+}
+
+static int call_untraced(struct engine_thread *t, uint32_t region,
+			 uint32_t tag, const void *key, uintptr_t cfa,
+			 uint64_t cost_now)
 {
 	int rc = 0;
 
@@ -396,8 +440,21 @@ static void read_run(struct engine_thread *t, stamp_t *ts,
 		cells_fill(ts, n, t->now);
 }
 
-/* Any read: run by run over the chunks the range covers. */
+static int read_untraced(struct engine_thread *t, uintptr_t addr,
+			 size_t size);
+
 int engine_read_slow(struct engine_thread *t, uintptr_t addr, size_t size)
+{
+	if (!engine_tracer)
+		return read_untraced(t, addr, size);
+	pthread_mutex_lock(&trace_lock);
+	return traced(t, ENGINE_TRACE_READ, addr, size,
+		      read_untraced(t, addr, size));
+}
+
+/* Any read: run by run over the chunks the range covers. */
+static int read_untraced(struct engine_thread *t, uintptr_t addr,
+			 size_t size)
 {
 	struct engine *e = t->engine;
 	struct run_cursor c;
@@ -485,12 +542,22 @@ static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
 	return rc;
 }
 
+static int write_traced(struct engine_thread *t, uintptr_t addr,
+			size_t size, bool by_kernel)
+{
+	if (!engine_tracer)
+		return write_common(t, addr, size, by_kernel);
+	pthread_mutex_lock(&trace_lock);
+	return traced(t, by_kernel ? ENGINE_TRACE_KWRITE : ENGINE_TRACE_WRITE,
+		      addr, size, write_common(t, addr, size, by_kernel));
+}
+
 int engine_write(struct engine_thread *t, uintptr_t addr, size_t size)
 {
-	return write_common(t, addr, size, false);
+	return write_traced(t, addr, size, false);
 }
 
 int engine_kwrite(struct engine_thread *t, uintptr_t addr, size_t size)
 {
-	return write_common(t, addr, size, true);
+	return write_traced(t, addr, size, true);
 }

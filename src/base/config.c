@@ -23,6 +23,22 @@ static int apply_output(struct config *c, const char *value)
 	return 0;
 }
 
+/* @value, which may be empty, into the @cap bytes at @to. */
+static int copy_text(char *to, size_t cap, const char *value)
+{
+	size_t len = strlen(value);
+
+	if (len >= cap)
+		return -EINVAL;
+	memcpy(to, value, len + 1);
+	return 0;
+}
+
+static int apply_trace(struct config *c, const char *value)
+{
+	return copy_text(c->trace, sizeof(c->trace), value);
+}
+
 static int apply_granularity(struct config *c, const char *value)
 {
 	static const char *const allowed[] = { "1", "2", "4", "8", "16" };
@@ -112,12 +128,7 @@ static int apply_sample_signal(struct config *c, const char *value)
 
 static int apply_run_socket(struct config *c, const char *value)
 {
-	size_t len = strlen(value);
-
-	if (len >= sizeof(c->run_socket))
-		return -EINVAL;
-	memcpy(c->run_socket, value, len + 1);
-	return 0;
+	return copy_text(c->run_socket, sizeof(c->run_socket), value);
 }
 
 /* "0" or "1" into *@flag. */
@@ -192,6 +203,11 @@ static const struct config_setting settings[] = {
 	  "SIGTRAP, SIGSYS, SIGKILL, SIGSTOP nor 32 or 33",
 	  "sending this signal to the process turns sampling off and on",
 	  "", { 0 }, apply_sample_signal },
+	{ "TRMS_TRACE", "a path, or empty",
+	  "write every operation of the engine, in the order it did them, "
+	  "as a trace `trms replay` reads, to check the profile against the "
+	  "definitions; for small programs: it serialises the threads",
+	  "", { 0 }, apply_trace },
 	{ "TRMS_RUN_SOCKET", "what trms run sets, or empty",
 	  "set by `trms run`: where each process hands over its profile "
 	  "(or says why it has none); see `trms run --help`",

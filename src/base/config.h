@@ -27,6 +27,7 @@ struct config {
 	bool sample_trap;         /* perf_event samples may come as SIGTRAP */
 	int sample_toggle_signal; /* 0: none */
 	char run_socket[256]; /* see TRMS_RUN_SOCKET (run_link.h) */
+	char trace[CONFIG_PATH_MAX]; /* TRMS_TRACE: "" for none */
 };
 
 extern struct config config;

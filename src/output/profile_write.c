@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "profile_write.h"
+#include "trace_write.h"
 #include "thread.h"
 
 #include <errno.h>
@@ -225,6 +226,12 @@ int runtime_write_profile(enum write_reason reason)
 {
 	bool last = reason == WRITE_EXIT || reason == WRITE_ABRUPT;
 	char path[CONFIG_PATH_MAX] = "";
+
+	/* The trace covers what the profile covers (TRMS_TRACE); not from
+	 * a signal handler, which may have interrupted a traced operation
+	 * holding the trace's lock. */
+	if (reason == WRITE_EXIT)
+		trace_finish();
 	const char *why = NULL;
 	bool empty = false, handed = false;
 	sigset_t saved;

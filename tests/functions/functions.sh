@@ -1,5 +1,6 @@
 #!/bin/sh
-# functions.sh TRMS SRCDIR WORKDIR - whole-program mode (issue 11), built
+# functions.sh TRMS SRCDIR WORKDIR TRACE_CHECK - whole-program mode (issue
+# 11), built
 # by `trms cc` with GCC and, if installed, Clang; each program prints what
 # its native build prints, and its profile (costs in events) has exactly
 # what its source derives by hand from DESIGN §2:
@@ -8,9 +9,12 @@
 #  - --trms-full: fn_full.c, every load and store an access too, and the
 #    C library's strlen recorded as its caller's reads, at K = 4; and
 #    wf_plain.c, the paper's word counter without annotations, whose
-#    str_tolower comes out quadratic in its input (K = 1), addword not.
+#    str_tolower comes out quadratic in its input (K = 1), addword not;
+#    and fn_threads.c, threads handing each other data;
+# and for every run, its profile holds exactly the activations the naive
+# oracle gives for the run's trace (TRMS_TRACE, checked by TRACE_CHECK).
 set -u
-trms=$1 src=$2 work=$3
+trms=$1 src=$2 work=$3 trace_check=$4
 words=$src/../../examples/data/words.txt
 . "$(dirname "$0")/../checks.sh"
 fresh_dir "$work"
@@ -22,6 +26,22 @@ tuples() {
 		$1 == r && $3 == m { c[$4] += $5; it[$4] += $10; ie[$4] += $11 }
 		END { for (v in c) print v, c[v], it[v], ie[v] }' \
 		"$work/$cc.tuples" | sort -n
+}
+
+# traced NAME K PROGRAM [ARG...]: run PROGRAM (costs in events, K-byte
+# cells, no sampling) with its profile in $work/NAME.trms and its trace
+# beside it, its output on standard output, and check the profile
+# against the trace.  Not in a subshell: it counts failures.
+traced() {
+	name=$1 k=$2
+	shift 2
+	TRMS_COST=events TRMS_GRANULARITY=$k TRMS_SAMPLE_HZ=0 \
+		TRMS_OUTPUT="$work/$name.trms" TRMS_TRACE="$work/$name.trace" \
+		"$@" || fail "$name: exit status $?"
+	"$trace_check" "$work/$name.trace" "$work/$name.trms" "$k" \
+		>"$work/$name.check" 2>&1 ||
+		fail "$name: the profile is not what the definitions give \
+for its trace: $(cat "$work/$name.check")"
 }
 
 expect() { # WHAT GOT WANTED
@@ -44,9 +64,8 @@ for cc in gcc clang; do
 		"$work/fn_cases-$cc.o" "$work/fn_other-$cc.o" ||
 		{ fail "$cc: trms cc link"; continue; }
 	native=$("$work/native-$cc") || fail "$cc: native run"
-	got=$(TRMS_COST=events TRMS_GRANULARITY=4 TRMS_SAMPLE_HZ=0 \
-		TRMS_OUTPUT="$work/$cc.trms" "$work/fn-$cc") ||
-		fail "$cc: instrumented run"
+	traced "$cc" 4 "$work/fn-$cc" >"$work/$cc.out"
+	got=$(cat "$work/$cc.out")
 	expect "output" "$got" "$native"
 	"$trms" report --tuples "$work/$cc.trms" >"$work/$cc.tuples" ||
 		{ fail "$cc: trms report"; continue; }
@@ -78,9 +97,8 @@ for cc in gcc clang; do
 		-o "$work/full-$cc" "$src/fn_full.c" ||
 		{ fail "$cc: trms cc --trms-full"; continue; }
 	native=$("$work/native-full-$cc") || fail "$cc: native fn_full"
-	got=$(TRMS_COST=events TRMS_GRANULARITY=4 TRMS_SAMPLE_HZ=0 \
-		TRMS_OUTPUT="$work/full-$cc.trms" "$work/full-$cc") ||
-		fail "$cc: fn_full run"
+	traced "full-$cc" 4 "$work/full-$cc" >"$work/full-$cc.out"
+	got=$(cat "$work/full-$cc.out")
 	expect "fn_full output" "$got" "$native"
 	"$trms" report --tuples "$work/full-$cc.trms" >"$work/$cc.tuples" ||
 		{ fail "$cc: trms report of fn_full"; continue; }
@@ -95,9 +113,7 @@ for cc in gcc clang; do
 
 	TRMS_CC=$cc "$trms" cc --trms-full -O2 -o "$work/wf-$cc" \
 		"$src/wf_plain.c" || { fail "$cc: wf_plain.c"; continue; }
-	TRMS_COST=events TRMS_GRANULARITY=1 TRMS_SAMPLE_HZ=0 \
-		TRMS_OUTPUT="$work/wf-$cc.trms" "$work/wf-$cc" "$words" \
-		>/dev/null || fail "$cc: wf_plain run"
+	traced "wf-$cc" 1 "$work/wf-$cc" "$words" >/dev/null
 	"$trms" report "$work/wf-$cc.trms" >"$work/wf-$cc.report" ||
 		fail "$cc: trms report of wf_plain"
 	# The growth column of the region's line in the table.
@@ -111,6 +127,13 @@ for cc in gcc clang; do
 	n^2* | n^3* | 2^n) fail "$cc: addword grows as '$(growth addword)'" ;;
 	"") fail "$cc: no region addword" ;;
 	esac
+
+	TRMS_CC=$cc "$trms" cc --trms-full -O2 -pthread \
+		-o "$work/threads-$cc" "$src/fn_threads.c" ||
+		{ fail "$cc: fn_threads.c"; continue; }
+	for run in 1 2 3; do
+		traced "threads-$cc-$run" 4 "$work/threads-$cc" >/dev/null
+	done
 done
 [ "$checked" -gt 0 ] || fail "no compiler to test with"
 finish "functions as regions, with $checked compiler(s)"
