@@ -9,13 +9,26 @@
  * them at run time to the library that `trms run` (or
  * LD_PRELOAD=libtrms.so) loaded.  Without it they stay NULL: a program
  * checks TRMS_API_LOADED() before its first trms call.
+ *
+ * Built with -DTRMS_NO_ANNOTATIONS, the program has no annotation at all:
+ * every region and access annotation compiles to nothing, for building it
+ * with `trms cc --trms-full`, which sees every function and access
+ * without them (tests/functions/functions.sh builds wordfreq.c so).
  */
 #ifndef TRMS_WEAK_H
 #define TRMS_WEAK_H
 
 #include <trms.h>
 
-#ifdef TRMS_PRELOAD_ONLY
+#if defined(TRMS_NO_ANNOTATIONS)
+#undef TRMS_SCOPED_REGION
+#define TRMS_SCOPED_REGION(name) ((void)0)
+#define trms_region_begin(name) ((void)(name))
+#define trms_region_end(name) ((void)(name))
+#define trms_read(addr, size) ((void)(addr), (void)(size))
+#define trms_write(addr, size) ((void)(addr), (void)(size))
+#define TRMS_API_LOADED() 1
+#elif defined(TRMS_PRELOAD_ONLY)
 #define TRMS_WEAK_ __attribute__((weak))
 
 TRMS_WEAK_ const char *trms_version(void);

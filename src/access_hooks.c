@@ -23,14 +23,6 @@
 #include "call.h"
 #include "hooks.h"
 
-static inline __attribute__((always_inline)) int
-read_op(struct engine_thread *e, uintptr_t addr, size_t size)
-{
-	if (__builtin_expect(engine_try_read(e, addr, size), 1))
-		return 0;
-	return engine_read_slow(e, addr, size);
-}
-
 /* An access of @size bytes at @addr by the calling thread, @write or
  * not, counting @span events (costs in events) or one.  Errors (an
  * address outside user space, no memory for shadow) are not the
@@ -55,7 +47,7 @@ record(uintptr_t addr, size_t size, bool write, bool span)
 		if (write)
 			engine_write(&t->engine, addr, size);
 		else
-			read_op(&t->engine, addr, size);
+			engine_read(&t->engine, addr, size);
 		call_access_stop(t, &m, timed);
 	}
 	call_leave(t);

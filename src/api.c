@@ -304,15 +304,6 @@ static __attribute__((noinline)) int calibration_end(const char *name)
 	return call_timed() ? end_fast(name, true) : end_fast(name, false);
 }
 
-/* A read, its common case inline. */
-static inline __attribute__((always_inline)) int
-read_op(struct engine_thread *t, uintptr_t addr, size_t size)
-{
-	if (__builtin_expect(engine_try_read(t, addr, size), 1))
-		return 0;
-	return engine_read_slow(t, addr, size);
-}
-
 static inline __attribute__((always_inline)) int
 access_range(const char *what, const void *addr, size_t size,
 	     int (*op)(struct engine_thread *, uintptr_t, size_t))
@@ -348,13 +339,13 @@ access_range(const char *what, const void *addr, size_t size,
 
 int trms_read(const void *addr, size_t size)
 {
-	return access_range("trms_read", addr, size, read_op);
+	return access_range("trms_read", addr, size, engine_read);
 }
 
 static __attribute__((noinline)) int calibration_read(const void *addr,
 						      size_t size)
 {
-	return access_range("trms_read", addr, size, read_op);
+	return access_range("trms_read", addr, size, engine_read);
 }
 
 int trms_write(const void *addr, size_t size)

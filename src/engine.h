@@ -174,7 +174,8 @@ static inline const struct frame *engine_pop(struct engine_thread *t);
 /* The access events of DESIGN §2 on the cells of [addr, addr + size).
  * A kread is a read.  @return 0, -EINVAL if the range leaves the address
  * space, -ENOMEM, -EOVERFLOW (stamps exhausted). */
-int engine_read(struct engine_thread *t, uintptr_t addr, size_t size);
+static inline int engine_read(struct engine_thread *t, uintptr_t addr,
+			      size_t size);
 /* engine_read's common case, inline: see below.  @return true if done,
  * false (having done nothing) if engine_read_slow must do it. */
 static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
@@ -397,6 +398,14 @@ static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
 	}
 	rcu_read_unlock();
 	return done;
+}
+
+static inline int engine_read(struct engine_thread *t, uintptr_t addr,
+			      size_t size)
+{
+	if (__builtin_expect(engine_try_read(t, addr, size), 1))
+		return 0;
+	return engine_read_slow(t, addr, size);
 }
 
 /* Deepest pending activation of @t whose stamp is <= @s, as an index into

@@ -485,13 +485,6 @@ static int read_untraced(struct engine_thread *t, uintptr_t addr,
 	return rc;
 }
 
-int engine_read(struct engine_thread *t, uintptr_t addr, size_t size)
-{
-	if (engine_try_read(t, addr, size))
-		return 0;
-	return engine_read_slow(t, addr, size);
-}
-
 /* Stamp [addr, addr + size) as written at G = @g: in the write table with
  * @kernel_bit, and in the thread's own table unless the kernel wrote. */
 static int write_runs(struct engine_thread *t, uintptr_t addr, size_t size,

@@ -13,15 +13,6 @@
 
 struct config config;
 
-static int apply_output(struct config *c, const char *value)
-{
-	size_t len = strlen(value);
-
-	if (len == 0 || len >= sizeof(c->output))
-		return -EINVAL;
-	memcpy(c->output, value, len + 1);
-	return 0;
-}
 
 /* @value, which may be empty, into the @cap bytes at @to. */
 static int copy_text(char *to, size_t cap, const char *value)
@@ -32,6 +23,13 @@ static int copy_text(char *to, size_t cap, const char *value)
 		return -EINVAL;
 	memcpy(to, value, len + 1);
 	return 0;
+}
+
+static int apply_output(struct config *c, const char *value)
+{
+	if (!*value)
+		return -EINVAL;
+	return copy_text(c->output, sizeof(c->output), value);
 }
 
 static int apply_trace(struct config *c, const char *value)
