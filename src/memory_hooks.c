@@ -36,6 +36,32 @@ static inline void writes(const void *p, size_t n)
 	access_record_cells((uintptr_t)p, n, true);
 }
 
+/* @n bytes copied from @src to @dest. */
+static inline void moves(void *dest, const void *src, size_t n)
+{
+	reads(src, n);
+	writes(dest, n);
+}
+
+/* strncpy's: the string up to @n bytes and its NUL if within them, and
+ * @n bytes written (the rest padded with NULs). */
+static void copies_at_most(char *dest, const char *src, size_t n)
+{
+	size_t len = strnlen(src, n);
+
+	reads(src, len < n ? len + 1 : n);
+	writes(dest, n);
+}
+
+/* strcat's: @dest to its NUL, then @src and its NUL written there. */
+static void appends(char *dest, const char *src)
+{
+	size_t at = strlen(dest), n = strlen(src) + 1;
+
+	reads(dest, at + 1);
+	moves(dest + at, src, n);
+}
+
 /* How many bytes of @a and @b a comparison of at most @n looks at: up to
  * and including the first that differs, or (@string) the first NUL. */
 static size_t compared(const unsigned char *a, const unsigned char *b,
@@ -54,31 +80,27 @@ static size_t compared(const unsigned char *a, const unsigned char *b,
 
 WRAP(void *, memcpy, (void *dest, const void *src, size_t n))
 {
-	reads(src, n);
-	writes(dest, n);
+	moves(dest, src, n);
 	return memcpy(dest, src, n);
 }
 
 WRAP(void *, __memcpy_chk, (void *dest, const void *src, size_t n,
 			    size_t destlen))
 {
-	reads(src, n);
-	writes(dest, n);
+	moves(dest, src, n);
 	return __memcpy_chk(dest, src, n, destlen);
 }
 
 WRAP(void *, memmove, (void *dest, const void *src, size_t n))
 {
-	reads(src, n);
-	writes(dest, n);
+	moves(dest, src, n);
 	return memmove(dest, src, n);
 }
 
 WRAP(void *, __memmove_chk, (void *dest, const void *src, size_t n,
 			     size_t destlen))
 {
-	reads(src, n);
-	writes(dest, n);
+	moves(dest, src, n);
 	return __memmove_chk(dest, src, n, destlen);
 }
 
@@ -155,58 +177,38 @@ WRAP(char *, strrchr, (const char *s, int c))
 
 WRAP(char *, strcpy, (char *dest, const char *src))
 {
-	size_t n = strlen(src) + 1;
-
-	reads(src, n);
-	writes(dest, n);
-	return memcpy(dest, src, n);
+	moves(dest, src, strlen(src) + 1);
+	return strcpy(dest, src);
 }
 
 WRAP(char *, __strcpy_chk, (char *dest, const char *src, size_t destlen))
 {
-	size_t n = strlen(src) + 1;
-
-	reads(src, n);
-	writes(dest, n);
+	moves(dest, src, strlen(src) + 1);
 	return __strcpy_chk(dest, src, destlen);
 }
 
 WRAP(char *, strncpy, (char *dest, const char *src, size_t n))
 {
-	size_t len = strnlen(src, n);
-
-	reads(src, len < n ? len + 1 : n);
-	writes(dest, n);
+	copies_at_most(dest, src, n);
 	return strncpy(dest, src, n);
 }
 
 WRAP(char *, __strncpy_chk, (char *dest, const char *src, size_t n,
 			     size_t destlen))
 {
-	size_t len = strnlen(src, n);
-
-	reads(src, len < n ? len + 1 : n);
-	writes(dest, n);
+	copies_at_most(dest, src, n);
 	return __strncpy_chk(dest, src, n, destlen);
 }
 
 WRAP(char *, strcat, (char *dest, const char *src))
 {
-	size_t at = strlen(dest), n = strlen(src) + 1;
-
-	reads(dest, at + 1);
-	reads(src, n);
-	writes(dest + at, n);
+	appends(dest, src);
 	return strcat(dest, src);
 }
 
 WRAP(char *, __strcat_chk, (char *dest, const char *src, size_t destlen))
 {
-	size_t at = strlen(dest), n = strlen(src) + 1;
-
-	reads(dest, at + 1);
-	reads(src, n);
-	writes(dest + at, n);
+	appends(dest, src);
 	return __strcat_chk(dest, src, destlen);
 }
 

@@ -6,6 +6,8 @@
 # fail MESSAGE...   one failed check, said on standard error
 # finish NAME       the verdict: "NAME: all checks passed" and exit 0,
 #                   or exit 1 if a check failed
+# fail_now MESSAGE...  a failure after which nothing can go on: exit 1
+# show FILE         FILE's content in the test's log, under its name
 failed=0
 
 fail() {
@@ -20,4 +22,14 @@ fresh_dir() {
 finish() {
 	[ "$failed" -eq 0 ] && echo "$1: all checks passed"
 	exit $((failed != 0))
+}
+
+fail_now() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+show() {
+	echo "--- $1"
+	cat "$1"
 }

@@ -26,7 +26,7 @@ tuples() {
 	awk -F'\t' -v r="$1" -v m="$2" '
 		$1 == r && $3 == m { c[$4] += $5; it[$4] += $10; ie[$4] += $11 }
 		END { for (v in c) print v, c[v], it[v], ie[v] }' \
-		"$work/$cc.tuples" | sort -n
+		"$work/$program.tuples" | sort -n
 }
 
 # traced NAME K PROGRAM [ARG...]: run PROGRAM (costs in events, K-byte
@@ -45,6 +45,19 @@ traced() {
 for its trace: $(cat "$work/$name.check")"
 }
 
+# checked_run PROGRAM: run $work/PROGRAM traced at K = 4 beside its native
+# build $work/native-PROGRAM, their outputs the same, and its tuples into
+# $work/PROGRAM.tuples (for tuples).  Non-zero if there is no profile.
+checked_run() {
+	program=$1
+	native=$("$work/native-$program") || fail "$program: native run"
+	traced "$program" 4 "$work/$program" >"$work/$program.out"
+	expect "$program output" "$(cat "$work/$program.out")" "$native"
+	"$trms" report --tuples "$work/$program.trms" \
+		>"$work/$program.tuples" ||
+		{ fail "$program: trms report"; return 1; }
+}
+
 expect() { # WHAT GOT WANTED
 	[ "$2" = "$3" ] || fail "$cc: $1: got '$2', expected '$3'"
 }
@@ -55,7 +68,7 @@ for cc in gcc clang; do
 		echo "$cc not found: not tested with it"
 		continue
 	}
-	$cc -O2 -g -pthread -o "$work/native-$cc" "$src/fn_cases.c" \
+	$cc -O2 -g -pthread -o "$work/native-fn-$cc" "$src/fn_cases.c" \
 		"$src/fn_other.c" || { fail "$cc: native build"; continue; }
 	for f in fn_cases fn_other; do
 		TRMS_CC=$cc "$trms" cc -O2 -g -c -o "$work/$f-$cc.o" \
@@ -64,12 +77,7 @@ for cc in gcc clang; do
 	TRMS_CC=$cc "$trms" cc -pthread -o "$work/fn-$cc" \
 		"$work/fn_cases-$cc.o" "$work/fn_other-$cc.o" ||
 		{ fail "$cc: trms cc link"; continue; }
-	native=$("$work/native-$cc") || fail "$cc: native run"
-	traced "$cc" 4 "$work/fn-$cc" >"$work/$cc.out"
-	got=$(cat "$work/$cc.out")
-	expect "output" "$got" "$native"
-	"$trms" report --tuples "$work/$cc.trms" >"$work/$cc.tuples" ||
-		{ fail "$cc: trms report"; continue; }
+	checked_run "fn-$cc" || continue
 	checked=$((checked + 1))
 
 	# LEAF_CALLS in main and one in each of the 2 threads.
@@ -86,10 +94,10 @@ for cc in gcc clang; do
 	expect "pass rms" "$(tuples pass rms)" "$want"
 	# Two static functions called helper, one call each: two regions.
 	helpers=$(awk -F'\t' '$3 == "trms" && $1 ~ /^helper \(/ { print $1 }' \
-		"$work/$cc.tuples" | sort -u | wc -l)
+		"$work/fn-$cc.tuples" | sort -u | wc -l)
 	expect "regions named helper (...)" "$helpers" 2
 	expect "worker" "$(tuples worker trms)" "0 2 0 0"
-	grep -q '^main	' "$work/$cc.tuples" || fail "$cc: no region main"
+	grep -q '^main	' "$work/fn-$cc.tuples" || fail "$cc: no region main"
 
 	# --trms-full.
 	$cc -O2 -pthread -o "$work/native-full-$cc" "$src/fn_full.c" ||
@@ -97,12 +105,7 @@ for cc in gcc clang; do
 	TRMS_CC=$cc "$trms" cc --trms-full -O2 -g -pthread \
 		-o "$work/full-$cc" "$src/fn_full.c" ||
 		{ fail "$cc: trms cc --trms-full"; continue; }
-	native=$("$work/native-full-$cc") || fail "$cc: native fn_full"
-	traced "full-$cc" 4 "$work/full-$cc" >"$work/full-$cc.out"
-	got=$(cat "$work/full-$cc.out")
-	expect "fn_full output" "$got" "$native"
-	"$trms" report --tuples "$work/full-$cc.trms" >"$work/$cc.tuples" ||
-		{ fail "$cc: trms report of fn_full"; continue; }
+	checked_run "full-$cc" || continue
 	expect "fill" "$(tuples fill trms)" "0 8 0 0"
 	want=$(printf '%s\n' "16 1 0 0" "32 1 0 0" "64 1 0 0" "128 1 0 0" \
 		"256 1 0 0" "300 1 300 0" "512 1 0 0" "1024 1 0 0")

@@ -38,15 +38,7 @@ work=$3/$$
 trms=$4
 burn=$5
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-show() {
-	echo "--- $1"
-	cat "$1"
-}
+. "$(dirname "$0")/../checks.sh"
 
 browser=""
 for b in chromium chromium-browser; do
@@ -61,9 +53,9 @@ if [ -z "$browser" ]; then
 fi
 
 rm -rf "$work"
-mkdir -p "$work/home" "$work/runtime" || fail "cannot create $work"
+mkdir -p "$work/home" "$work/runtime" || fail_now "cannot create $work"
 chmod 700 "$work/runtime"
-cd "$work" || fail "cannot enter $work"
+cd "$work" || fail_now "cannot enter $work"
 # Chromium writes its profile, caches and crash reports under these.
 export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" \
 	XDG_CACHE_HOME="$work/home/.cache" XDG_RUNTIME_DIR="$work/runtime"
@@ -82,33 +74,33 @@ browse() {
 }
 
 check() {
-	python3 "$src/check_page.py" "$@" || fail "check_page.py $*"
+	python3 "$src/check_page.py" "$@" || fail_now "check_page.py $*"
 }
 
 # The rendered DOM, then console messages: the page writes none, so any
 # is an error (an exception, a blocked load, a CSP violation).
 dump_dom() { # PAGE DOM
 	browse --enable-logging=stderr --v=0 --dump-dom "file://$work/$1" \
-		>"$2" 2>"$2.log" || { show "$2.log"; fail "chromium --dump-dom $1"; }
+		>"$2" 2>"$2.log" || { show "$2.log"; fail_now "chromium --dump-dom $1"; }
 	if grep -a 'CONSOLE' "$2.log" >"$2.console"; then
 		show "$2.console"
-		fail "$1: console messages while loading"
+		fail_now "$1: console messages while loading"
 	fi
-	[ -s "$2" ] || fail "$1: chromium dumped nothing"
+	[ -s "$2" ] || fail_now "$1: chromium dumped nothing"
 }
 
 screenshot() { # PAGE PNG
 	rm -f "$2"
 	browse --screenshot="$work/$2" "file://$work/$1" >"$2.log" 2>&1 ||
-		{ show "$2.log"; fail "chromium --screenshot $1"; }
-	[ -s "$2" ] || { show "$2.log"; fail "$1: no screenshot"; }
+		{ show "$2.log"; fail_now "chromium --screenshot $1"; }
+	[ -s "$2" ] || { show "$2.log"; fail_now "$1: no screenshot"; }
 	check png "$2" 1366 768
 	cp "$2" "$scratch/$2"
 }
 
 # PAGE with the script SCRIPT run after its own, as OUT.
 with_script() { # PAGE SCRIPT OUT
-	python3 - "$1" "$2" "$3" <<'EOF' || fail "cannot add $2 to $1"
+	python3 - "$1" "$2" "$3" <<'EOF' || fail_now "cannot add $2 to $1"
 import sys
 page = open(sys.argv[1], encoding="utf-8").read()
 script = "<script>\n" + open(sys.argv[2], encoding="utf-8").read() + \
@@ -140,19 +132,19 @@ fi
 
 # --- The hand-written report --------------------------------------------------
 "$render" "$src/fixture.json" fixture.html 2>render.err ||
-	{ show render.err; fail "render-page fixture.json"; }
+	{ show render.err; fail_now "render-page fixture.json"; }
 check_page fixture.html
 
 with_script fixture.html "$src/interact.js" interacted.html
 dump_dom interacted.html interacted.dom
 grep -q 'data-interacted="yes"' interacted.dom ||
-	fail "interact.js did not run"
+	fail_now "interact.js did not run"
 check dom interacted.html interacted.dom --interacted
 
 # --- Many regions: drawn as they come into view ------------------------------
 # fixture.json's regions 60 times over: the first 24 are drawn at once, the
 # others wait; scrolled into view, the last one is drawn.
-python3 - "$src/fixture.json" <<'EOF' || fail "cannot make many.json"
+python3 - "$src/fixture.json" <<'EOF' || fail_now "cannot make many.json"
 import copy, json, sys
 report = json.load(open(sys.argv[1], encoding="utf-8"))
 regions = []
@@ -164,9 +156,9 @@ report["regions"] = regions
 json.dump(report, open("many.json", "w", encoding="utf-8"))
 EOF
 "$render" many.json many.html 2>render.err ||
-	{ show render.err; fail "render-page many.json"; }
+	{ show render.err; fail_now "render-page many.json"; }
 check_page many.html
-grep -q 'data-pending' many.dom || fail "many.html: every region drawn at once"
+grep -q 'data-pending' many.dom || fail_now "many.html: every region drawn at once"
 cat >scroll.js <<'EOF'
 document.getElementById('region-59').scrollIntoView({ behavior: 'instant' });
 setTimeout(() => document.body.setAttribute('data-scrolled', 'yes'), 1500);
@@ -174,25 +166,25 @@ EOF
 with_script many.html scroll.js scrolled.html
 dump_dom scrolled.html scrolled.dom
 grep -q 'data-scrolled="yes"' scrolled.dom ||
-	fail "the scrolling script did not run"
+	fail_now "the scrolling script did not run"
 check dom scrolled.html scrolled.dom --drawn 59
 
 # --- OUT that cannot be written --------------------------------------------------
 # A missing directory: status 1, a message naming OUT, nothing created.
 "$render" "$src/fixture.json" missing/out.html >bad.out 2>bad.err
-[ $? -eq 1 ] || fail "render-page to a missing directory: not status 1"
-grep -q 'missing/out.html' bad.err || { show bad.err; fail "no message"; }
+[ $? -eq 1 ] || fail_now "render-page to a missing directory: not status 1"
+grep -q 'missing/out.html' bad.err || { show bad.err; fail_now "no message"; }
 # OUT a directory: the rename fails; the directory stays, no temporary
 # file is left beside it.
 mkdir -p taken
 "$render" "$src/fixture.json" taken >bad.out 2>bad.err
-[ $? -eq 1 ] || fail "render-page onto a directory: not status 1"
-[ -d taken ] || fail "the directory at OUT was replaced"
-ls taken.* >/dev/null 2>&1 && fail "a temporary file was left: $(ls taken.*)"
+[ $? -eq 1 ] || fail_now "render-page onto a directory: not status 1"
+[ -d taken ] || fail_now "the directory at OUT was replaced"
+ls taken.* >/dev/null 2>&1 && fail_now "a temporary file was left: $(ls taken.*)"
 # OUT an existing page: replaced whole.
 cp fixture.html again.html
-"$render" "$src/fixture.json" again.html || fail "render-page over a page"
-cmp -s fixture.html again.html || fail "a page written over differs"
+"$render" "$src/fixture.json" again.html || fail_now "render-page over a page"
+cmp -s fixture.html again.html || fail_now "a page written over differs"
 
 # --- Real profiles ------------------------------------------------------------------
 if [ -n "${HTML_NO_PRELOAD:-}" ]; then
@@ -205,15 +197,15 @@ fi
 if [ -n "${WORDFREQ:-}" ] && [ -n "${PRODCONS:-}" ] && [ -n "${WORDS:-}" ]; then
 	"$trms" run --cost events --granularity 1 --output wf.trms -- \
 		"$WORDFREQ" "$WORDS" >wf.out 2>wf.err ||
-		{ show wf.err; fail "trms run -- wordfreq"; }
+		{ show wf.err; fail_now "trms run -- wordfreq"; }
 	"$trms" run --cost events --output pc.trms -- "$PRODCONS" 2000 \
-		>pc.out 2>pc.err || { show pc.err; fail "trms run -- prodcons"; }
+		>pc.out 2>pc.err || { show pc.err; fail_now "trms run -- prodcons"; }
 	"$trms" report --html examples.html wf.trms pc.trms >report.out \
-		2>report.err || { show report.err; fail "trms report --html"; }
-	[ -s report.out ] && { show report.out; fail "--html printed something"; }
+		2>report.err || { show report.err; fail_now "trms report --html"; }
+	[ -s report.out ] && { show report.out; fail_now "--html printed something"; }
 	"$trms" report --json wf.trms pc.trms >examples.json ||
-		fail "trms report --json"
-	python3 - <<'EOF' || fail "the page does not hold what --json prints"
+		fail_now "trms report --json"
+	python3 - <<'EOF' || fail_now "the page does not hold what --json prints"
 import json
 page = open("examples.html", encoding="utf-8").read()
 start = page.index('id="report-data">') + len('id="report-data">')
@@ -233,29 +225,29 @@ EOF
 	check_page examples.html
 	# by the other size and another statistic
 	"$trms" report --size rms --stat mean --html rms.html wf.trms pc.trms \
-		2>report.err || { show report.err; fail "--size rms --html"; }
+		2>report.err || { show report.err; fail_now "--size rms --html"; }
 	check static rms.html
 	dump_dom rms.html rms.dom
 	check dom rms.html rms.dom
 
 	"$trms" report --html nowhere/out.html wf.trms >bad.out 2>bad.err
 	status=$?
-	[ $status -eq 1 ] || { show bad.err; fail "--html nowhere/: $status"; }
-	grep -q 'nowhere/out.html' bad.err || { show bad.err; fail "no message"; }
-	[ -s bad.out ] && fail "--html nowhere/ printed something"
+	[ $status -eq 1 ] || { show bad.err; fail_now "--html nowhere/: $status"; }
+	grep -q 'nowhere/out.html' bad.err || { show bad.err; fail_now "no message"; }
+	[ -s bad.out ] && fail_now "--html nowhere/ printed something"
 else
 	echo "NOTE: the examples are not built: wordfreq and prodcons skipped"
 fi
 
 TRMS_SAMPLE_HZ=1000 "$trms" run --output burn.trms -- "$burn" 300 100 \
-	>burn.out 2>burn.err || { show burn.err; fail "trms run -- burn"; }
-grep -q '^meta samples [1-9]' burn.trms || fail "burn.trms: no samples"
+	>burn.out 2>burn.err || { show burn.err; fail_now "trms run -- burn"; }
+grep -q '^meta samples [1-9]' burn.trms || fail_now "burn.trms: no samples"
 "$trms" report --html samples.html burn.trms 2>report.err ||
-	{ show report.err; fail "trms report --html burn.trms"; }
-grep -q '"call_tree"' samples.html || fail "samples.html: no call tree"
+	{ show report.err; fail_now "trms report --html burn.trms"; }
+grep -q '"call_tree"' samples.html || fail_now "samples.html: no call tree"
 check_page samples.html
 "$trms" report --threads --html threads.html burn.trms 2>report.err ||
-	{ show report.err; fail "trms report --threads --html burn.trms"; }
+	{ show report.err; fail_now "trms report --threads --html burn.trms"; }
 check static threads.html
 dump_dom threads.html threads.dom
 check dom threads.html threads.dom
