@@ -123,6 +123,18 @@ START_TEST(replay_granularity_option)
 END_TEST
 
 /* Each malformed line: exit 2, the line number, nothing on stdout. */
+/* Case @i was refused as bad input: exit status 2, @message on stderr,
+ * nothing on stdout.  Frees @r. */
+static void refused_with(struct spawn_result *r, size_t i,
+			 const char *message)
+{
+	ck_assert_msg(r->status == 2, "case %zu: exit %d", i, r->status);
+	ck_assert_msg(strstr(r->err, message) != NULL,
+		      "case %zu: stderr '%s' lacks '%s'", i, r->err, message);
+	ck_assert_msg(r->out[0] == '\0', "case %zu: stdout '%s'", i, r->out);
+	spawn_free(r);
+}
+
 START_TEST(replay_rejects_malformed_lines)
 {
 	static const struct {
@@ -154,13 +166,7 @@ START_TEST(replay_rejects_malformed_lines)
 		struct spawn_result r;
 		const char *path = scratch_file("bad.trace", cases[i].trace);
 		run(&r, NULL, "replay", path, NULL);
-		ck_assert_msg(r.status == 2, "case %zu: exit %d", i, r.status);
-		ck_assert_msg(strstr(r.err, cases[i].message) != NULL,
-			      "case %zu: stderr '%s' lacks '%s'", i, r.err,
-			      cases[i].message);
-		ck_assert_msg(r.out[0] == '\0', "case %zu: stdout '%s'", i,
-			      r.out);
-		spawn_free(&r);
+		refused_with(&r, i, cases[i].message);
 	}
 }
 END_TEST
@@ -304,13 +310,7 @@ START_TEST(report_rejects_bad_profiles)
 		struct spawn_result r;
 		const char *path = scratch_file(cases[i].name, cases[i].text);
 		run(&r, NULL, "report", "--tuples", path, NULL);
-		ck_assert_msg(r.status == 2, "case %zu: exit %d", i, r.status);
-		ck_assert_msg(strstr(r.err, cases[i].message) != NULL,
-			      "case %zu: stderr '%s' lacks '%s'", i, r.err,
-			      cases[i].message);
-		ck_assert_msg(r.out[0] == '\0', "case %zu: stdout '%s'", i,
-			      r.out);
-		spawn_free(&r);
+		refused_with(&r, i, cases[i].message);
 	}
 }
 END_TEST
