@@ -108,3 +108,41 @@ EXPORT void __asan_storeN_noabort(void *addr, long size)
 EXPORT void __asan_handle_no_return(void)
 {
 }
+
+/*
+ * The compilers tell the code they instrument that it runs under
+ * AddressSanitizer (__SANITIZE_ADDRESS__, __has_feature), and programs
+ * then mark the memory they reserve but do not use (zstd's workspaces,
+ * memory pools): nothing is checked here, so marks change nothing.
+ */
+void __asan_poison_memory_region(const volatile void *addr, size_t size);
+void __asan_unpoison_memory_region(const volatile void *addr, size_t size);
+int __asan_address_is_poisoned(const volatile void *addr);
+void *__asan_region_is_poisoned(void *addr, size_t size);
+
+EXPORT void __asan_poison_memory_region(const volatile void *addr,
+					size_t size)
+{
+	(void)addr;
+	(void)size;
+}
+
+EXPORT void __asan_unpoison_memory_region(const volatile void *addr,
+					  size_t size)
+{
+	(void)addr;
+	(void)size;
+}
+
+EXPORT int __asan_address_is_poisoned(const volatile void *addr)
+{
+	(void)addr;
+	return 0;
+}
+
+EXPORT void *__asan_region_is_poisoned(void *addr, size_t size)
+{
+	(void)addr;
+	(void)size;
+	return NULL;
+}
