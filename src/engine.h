@@ -370,16 +370,20 @@ static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
 	uintptr_t first = addr >> e->cell_shift;
 	uintptr_t last = (addr + size - 1) >> e->cell_shift;
 	unsigned chunk_shift = SHADOW_CHUNK_ADDR_BITS - e->cell_shift;
-	uintptr_t chunk = t->ts_cache.index[0];
+	uintptr_t chunk = first >> chunk_shift;
 
 	if (__builtin_expect(size == 0 || engine_tracer ||
 				     last - first >= ENGINE_SHORT_RUN ||
-				     (first >> chunk_shift) != chunk ||
 				     (last >> chunk_shift) != chunk,
 			     0))
 		return false;
+	/* The thread's own stamps of the chunk, from the two it used last
+	 * (a loop over two arrays alternates between them). */
+	stamp_t *own = shadow_cache_peek(&t->ts_cache, chunk);
+	if (__builtin_expect(!own, 0))
+		return false;
 	size_t offset = first & (e->pool.chunk_cells - 1);
-	stamp_t *ts = t->ts_cache.chunk[0] + offset;
+	stamp_t *ts = own + offset;
 	size_t n = last - first + 1;
 	bool done = false;
 

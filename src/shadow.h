@@ -103,6 +103,22 @@ static inline void shadow_cache_reset(struct shadow_cache *c)
 	c->chunk[0] = c->chunk[1] = NULL;
 }
 
+/* The chunk @index if @c holds it (then first), else NULL. */
+static inline stamp_t *shadow_cache_peek(struct shadow_cache *c,
+					 uintptr_t index)
+{
+	if (__builtin_expect(c->index[0] == index, 1))
+		return c->chunk[0];
+	if (c->index[1] != index)
+		return NULL;
+	stamp_t *chunk = c->chunk[1];
+	c->index[1] = c->index[0];
+	c->chunk[1] = c->chunk[0];
+	c->index[0] = index;
+	c->chunk[0] = chunk;
+	return chunk;
+}
+
 /* shadow_get through a two-entry cache.  Only found chunks are cached:
  * another thread may create a missing shared chunk at any moment. */
 static inline stamp_t *shadow_get_cached(struct shadow_map *m,
