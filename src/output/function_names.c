@@ -9,8 +9,10 @@
  * objects, which keeps unloaded ones), and one pass over each object's
  * symbol table names all of its functions (elf_symbols_name).  Where no
  * symbol is found, or the profile is written from a signal handler or at
- * _exit, where files are not read, the name is the object's file name and
- * the offset ("prog+0x1139"), or the bare address if no object holds it.
+ * _exit, where files are not read, the name is the function's place for
+ * `trms report` to name (see name_by_place), or the object's file name
+ * and the offset ("prog+0x1139"), or the bare address if no object holds
+ * it.
  * Two functions of one name (static functions of different files, or of
  * different objects) would merge in every view, so each of them gets the
  * object's file name appended, and the offset if that is not enough:
@@ -25,6 +27,7 @@
 #include "modules.h"
 #include "profile_writer.h"
 #include "region.h"
+#include "sampler.h"
 #include "sort.h"
 #include "text.h"
 #include "vm.h"
@@ -88,12 +91,19 @@ static void named(void *ctx, size_t i, const char *name, uintptr_t offset)
 	text_format(n->fn[i].name, sizeof(n->fn[i].name), "%s", name);
 }
 
-/* "prog+0x1139", or "0x7f..." outside every object. */
+/* "prog+0x1139", or "0x7f..." outside every object.  Where the profile
+ * lists the objects (the sampler's table, when it runs), the place itself
+ * instead: REGION_FUNCTION_MARK, then "MODULE:OFFSET", which `trms report`
+ * names from the object's file (tools/reading/profile_symbols.c). */
 static void name_by_place(struct function *f)
 {
 	const char *path = module_path(f->module);
 
-	if (path)
+	if (path && sampler_active())
+		text_format(f->name, sizeof(f->name), "%c%u:%lx",
+			    REGION_FUNCTION_MARK, f->module,
+			    (unsigned long)f->offset);
+	else if (path)
 		text_format(f->name, sizeof(f->name), "%s+0x%lx",
 			    base_name(path), (unsigned long)f->offset);
 	else

@@ -12,6 +12,7 @@
 #    compiled out (-DTRMS_NO_ANNOTATIONS), whose str_tolower comes out
 #    quadratic in its input (K = 1), addword not;
 #    and fn_threads.c, threads handing each other data;
+#  - fn_exit.c, ended by _exit: its functions named by trms report;
 # and for every run, its profile holds exactly the activations the naive
 # oracle gives for the run's trace (TRMS_TRACE, checked by TRACE_CHECK).
 set -u
@@ -135,6 +136,17 @@ for cc in gcc clang; do
 	n^2* | n^3* | 2^n) fail "$cc: addword grows as '$(growth addword)'" ;;
 	"") fail "$cc: no region addword" ;;
 	esac
+
+	# A profile written at _exit names no function itself (it reads
+	# no file then): trms report names them from the objects.
+	TRMS_CC=$cc "$trms" cc -O2 -o "$work/exit-$cc" "$src/fn_exit.c" ||
+		{ fail "$cc: fn_exit.c"; continue; }
+	TRMS_COST=events TRMS_OUTPUT="$work/exit-$cc.trms" \
+		"$work/exit-$cc" >/dev/null || fail "$cc: fn_exit run"
+	"$trms" report --tuples "$work/exit-$cc.trms" \
+		>"$work/exit-$cc.tuples" || fail "$cc: report of fn_exit"
+	program=exit-$cc
+	expect "work, named after _exit" "$(tuples work trms)" "0 5 0 0"
 
 	TRMS_CC=$cc "$trms" cc --trms-full -O2 -pthread \
 		-o "$work/threads-$cc" "$src/fn_threads.c" ||

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "profile_merge.h"
 #include "profile_paths.h"
+#include "profile_reader.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -112,6 +113,8 @@ int cmd_merge(int argc, char **argv)
 				 sizeof(err))) {
 			fprintf(stderr, "trms merge: %s\n", err);
 			status = 2;
+		} else {
+			profile_name_functions(&inputs[i]);
 		}
 	}
 	if (!status && profile_merge(inputs, n, &merged, err, sizeof(err))) {

@@ -413,6 +413,7 @@ static int read_profiles(const struct settings *s, char *const *paths,
 			fprintf(stderr, "trms report: %s\n", err);
 			return 2;
 		}
+		profile_name_functions(&docs[i]);
 	}
 	if (!s->mangled && s->form != FORM_TUPLES)
 		for (size_t i = 0; i < n_docs; i++)

@@ -18,6 +18,11 @@
 const char *profile_symbol(struct profile_doc *doc, uint32_t module,
 			   uint64_t offset);
 
+/* Name the regions of functions the library could not name, in a profile
+ * written from a signal handler or at _exit (code built with `trms cc`):
+ * by their symbols in the objects' files, else "OBJECT+0xOFFSET". */
+void profile_name_functions(struct profile_doc *doc);
+
 /* From now on, give C++ function names demangled: the names of all
  * sampled frames, and those of source lines looked up later. */
 void profile_demangle(struct profile_doc *doc);

@@ -35,8 +35,27 @@ struct profile_lookups *lookups_of(struct profile_doc *doc)
 	return doc->lookups;
 }
 
+/* Whether region @name is a function the library could not name (written
+ * from a signal handler or at _exit): REGION_FUNCTION_MARK, then
+ * "MODULE:OFFSET" (src/output/function_names.c). */
+static bool function_place(const char *name, uint32_t *module,
+			   uint64_t *offset)
+{
+	unsigned m;
+	unsigned long long off;
+	int end = 0;
+
+	if (name[0] != '\001' ||
+	    sscanf(name + 1, "%u:%llx%n", &m, &off, &end) != 2 ||
+	    name[1 + end])
+		return false;
+	*module = m;
+	*offset = off;
+	return true;
+}
+
 /* Names, from the module's file, for the frames of @m the profile did not
- * name: all of them at once. */
+ * name, and the functions among its regions: all of them at once. */
 static void look_up_symbols(struct profile_doc *doc,
 			    const struct profile_module *m)
 {
@@ -50,7 +69,8 @@ static void look_up_symbols(struct profile_doc *doc,
 	struct elf_symbols *symbols = elf_symbols_load(m->path);
 	if (!symbols)
 		return;
-	struct profile_symbol *found = xcalloc(doc->n_cct, sizeof(*found));
+	struct profile_symbol *found =
+		xcalloc(doc->n_cct + doc->n_regions, sizeof(*found));
 	size_t n = 0;
 	for (size_t i = 0; i < doc->n_cct; i++) {
 		const struct profile_cct *c = &doc->cct[i];
@@ -62,6 +82,23 @@ static void look_up_symbols(struct profile_doc *doc,
 		if (name)
 			found[n++] = (struct profile_symbol){
 				m->id, c->b, xstrdup(name), in_symbol
+			};
+	}
+	size_t framed = n;
+	uint32_t module;
+	uint64_t offset;
+	for (size_t i = 0; i < doc->n_regions; i++) {
+		if (!function_place(doc->regions[i].name, &module, &offset) ||
+		    module != m->id || profile_find_symbol(doc, module, offset))
+			continue;
+		bool known = false;
+		for (size_t j = 0; j < framed && !known; j++)
+			known = found[j].offset == offset;
+		uintptr_t in_symbol;
+		const char *name = elf_symbols_find(symbols, offset, &in_symbol);
+		if (name && !known)
+			found[n++] = (struct profile_symbol){
+				m->id, offset, xstrdup(name), in_symbol
 			};
 	}
 	elf_symbols_free(symbols);
@@ -110,4 +147,48 @@ void profile_demangle(struct profile_doc *doc)
 			doc->regions[i].name = names[n++];
 	free(names);
 	lookups_of(doc)->demangle = true;
+}
+
+/* "OBJECT+0xOFFSET" for the function at @offset of @module. */
+static char *place_name(struct profile_doc *doc, uint32_t module,
+			uint64_t offset)
+{
+	const struct profile_module *m = profile_module(doc, module);
+	const char *base = m ? strrchr(m->path, '/') : NULL;
+	char *name;
+
+	xasprintf(&name, "%s+0x%llx",
+		  base ? base + 1 : m ? m->path : "?",
+		  (unsigned long long)offset);
+	return name;
+}
+
+void profile_name_functions(struct profile_doc *doc)
+{
+	uint32_t module;
+	uint64_t offset;
+
+	for (size_t i = 0; i < doc->n_regions; i++) {
+		struct profile_region *r = &doc->regions[i];
+		if (!function_place(r->name, &module, &offset))
+			continue;
+		const char *symbol = profile_symbol(doc, module, offset);
+		char *name = symbol ? xstrdup(symbol)
+				    : place_name(doc, module, offset);
+		/* Two functions of one name (static ones of different
+		 * files): told apart by their places, as the library does. */
+		for (size_t j = 0; j < doc->n_regions && symbol; j++) {
+			if (j != i && !strcmp(doc->regions[j].name, name)) {
+				char *place = place_name(doc, module, offset);
+				char *both;
+				xasprintf(&both, "%s (%s)", name, place);
+				free(place);
+				free(name);
+				name = both;
+				break;
+			}
+		}
+		free(r->name);
+		r->name = name;
+	}
 }
