@@ -16,9 +16,12 @@
  *  - a longjmp (and its kin, hooked below) closes, before it jumps, the
  *    frames below the stack pointer it will restore (read from the
  *    jmp_buf, on x86-64 with glibc);
+ *  - a C++ catch (the hook of __cxa_begin_catch below) closes those below
+ *    the catching function's stack pointer: functions the exception
+ *    unwound where the compiler calls no exit on the way (Clang);
  *  - an exit whose function is not on top closes the frames above it that
- *    lie below its stack pointer: functions an exception unwound where the
- *    compiler calls no exit on the way (Clang), or a longjmp elsewhere.
+ *    lie below its stack pointer: what is left (a longjmp where the
+ *    jmp_buf cannot be read).
  * Entries check nothing: they cost no more for it.
  *
  * An entry that arrives while the thread is inside the library (from a
@@ -27,7 +30,9 @@
  * top, and a frame is closed only by its own function's exit.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <setjmp.h>
 
 #include "activation.h"
@@ -211,23 +216,32 @@ static bool jump_target_sp(const struct __jmp_buf_tag *env, uintptr_t *sp)
  * be read, the next exit of a function still running closes them.  The
  * jump itself is the C library's.
  */
-static void leave_jumped_frames(const struct __jmp_buf_tag *env)
+/* Close the function frames on top of the calling thread's stack that lie
+ * below stack pointer @sp: their functions are gone. */
+static void close_frames_below(uintptr_t sp)
 {
 	struct trms_thread *t = thread_current;
-	uintptr_t target;
 	const struct frame *top;
 
-	/* A target below this very frame is not a stack pointer we can
-	 * trust (another stack, or an unreadable jmp_buf). */
-	if (!t || t->busy || !jump_target_sp(env, &target) ||
-	    target < (uintptr_t)__builtin_frame_address(0))
+	if (!t || t->busy)
 		return;
 	t->busy = true;
 	bool timed = call_timed();
 	while ((top = engine_top(&t->engine)) &&
-	       (top->cfa & FUNCTION_FRAME) && frame_sp(top) < target)
+	       (top->cfa & FUNCTION_FRAME) && frame_sp(top) < sp)
 		activation_close(t, timed, timed ? clock_ticks() : 0);
 	t->busy = false;
+}
+
+static void leave_jumped_frames(const struct __jmp_buf_tag *env)
+{
+	uintptr_t target;
+
+	/* A target below this very frame is not a stack pointer we can
+	 * trust (another stack, or an unreadable jmp_buf). */
+	if (jump_target_sp(env, &target) &&
+	    target >= (uintptr_t)__builtin_frame_address(0))
+		close_frames_below(target);
 }
 
 EXPORT void longjmp(jmp_buf env, int val)
@@ -259,4 +273,26 @@ EXPORT void __longjmp_chk(jmp_buf env, int val)
 	leave_jumped_frames(env);
 	REAL(longjmp_chk)(env, val);
 	__builtin_unreachable();
+}
+
+/*
+ * C++: a catch begins (the compiler calls __cxa_begin_catch in the
+ * handler) in the function that catches, whose stack pointer is this
+ * call's CFA; the functions the exception unwound lie below it, and with
+ * Clang, which calls no exit on the way, their frames are still open:
+ * closed here, where they end.  Then the C++ runtime's.
+ */
+void *__cxa_begin_catch(void *exception);
+
+EXPORT void *__cxa_begin_catch(void *exception)
+{
+	static void *(*begin_catch)(void *);
+
+	close_frames_below((uintptr_t)__builtin_dwarf_cfa());
+	if (!begin_catch)
+		begin_catch = (void *(*)(void *))dlsym(RTLD_NEXT,
+						      "__cxa_begin_catch");
+	if (!begin_catch) /* no C++ runtime, yet a catch: nothing to do */
+		abort();
+	return begin_catch(exception);
 }

@@ -13,6 +13,8 @@
 #    quadratic in its input (K = 1), addword not;
 #    and fn_threads.c, threads handing each other data;
 #  - fn_exit.c, ended by _exit: its functions named by trms report;
+#  - fn_robust.cc (--trms-full, g++ and clang++): C++ exceptions through
+#    five frames, a constructor, a signal handler, fork;
 # and for every run, its profile holds exactly the activations the naive
 # oracle gives for the run's trace (TRMS_TRACE, checked by TRACE_CHECK).
 set -u
@@ -147,6 +149,33 @@ for cc in gcc clang; do
 		>"$work/exit-$cc.tuples" || fail "$cc: report of fn_exit"
 	program=exit-$cc
 	expect "work, named after _exit" "$(tuples work trms)" "0 5 0 0"
+
+	# C++ exceptions, a constructor, a signal handler, fork.
+	cxx=g++
+	[ $cc = clang ] && cxx=clang++
+	TRMS_CXX=$cxx "$trms" c++ --trms-full -O2 -o "$work/robust-$cc" \
+		"$src/fn_robust.cc" || { fail "$cxx: fn_robust.cc"; continue; }
+	out=$(TRMS_COST=events TRMS_SAMPLE_HZ=0 \
+		TRMS_OUTPUT="$work/robust-$cc.%p.trms" \
+		TRMS_TRACE="$work/robust-$cc.trace" "$work/robust-$cc") ||
+		fail "$cxx: fn_robust run"
+	parent=${out##* }
+	case $out in
+	"caught 3, child 0, parent "*) ;;
+	*) fail "$cxx: fn_robust printed '$out'" ;;
+	esac
+	"$trace_check" "$work/robust-$cc.trace" \
+		"$work/robust-$cc.$parent.trms" 4 >"$work/robust-$cc.check" 2>&1 ||
+		fail "$cxx: fn_robust against its trace: $(cat "$work/robust-$cc.check")"
+	"$trms" report --tuples "$work/robust-$cc.$parent.trms" \
+		>"$work/robust-$cc.tuples" || fail "$cxx: report of fn_robust"
+	program=robust-$cc
+	expect "thrower" "$(tuples _Z7throweri trms)" "0 15 0 0"
+	expect "early" "$(tuples _Z5earlyv trms)" "0 1 0 0"
+	expect "on_signal" "$(tuples _Z9on_signali trms)" "0 1 0 0"
+	expect "in_child in the parent" "$(tuples _Z8in_childv trms)" ""
+	children=$(ls "$work"/robust-$cc.*.trms | grep -vc "\.$parent\.trms")
+	expect "the child's profile" "$children" 1
 
 	TRMS_CC=$cc "$trms" cc --trms-full -O2 -pthread \
 		-o "$work/threads-$cc" "$src/fn_threads.c" ||
