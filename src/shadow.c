@@ -73,12 +73,28 @@ static void table_free(struct shadow_pool *pool, shadow_slot *t,
 	account(pool, table_bytes(slots), false);
 }
 
+/*
+ * A chunk changes threads through the pool's lock-free stack, whose
+ * compare-and-swap (liburcu's, in assembly) ThreadSanitizer cannot see:
+ * tell it that what the giving thread wrote happens before what the
+ * taking thread reads (builds with -fsanitize=thread only).
+ */
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define chunk_handed_over(chunk) __tsan_release(chunk)
+#define chunk_received(chunk) __tsan_acquire(chunk)
+#else
+#define chunk_handed_over(chunk) ((void)(chunk))
+#define chunk_received(chunk) ((void)(chunk))
+#endif
+
 static stamp_t *chunk_take(struct shadow_pool *pool)
 {
 	struct cds_lfs_node *node = cds_lfs_pop_blocking(&pool->idle);
 	stamp_t *chunk;
 
 	if (node) {
+		chunk_received(node);
 		atomic_fetch_sub_explicit(&pool->idle_count, 1,
 					  memory_order_relaxed);
 		/* Discarded pages read back as zeros; only the link stored in
@@ -105,6 +121,7 @@ static void chunk_give_back(struct shadow_pool *pool, stamp_t *chunk)
 	vm_discard(chunk, pool->chunk_bytes);
 	struct cds_lfs_node *node = (struct cds_lfs_node *)chunk;
 	cds_lfs_node_init(node);
+	chunk_handed_over(node);
 	cds_lfs_push(&pool->idle, node);
 	atomic_fetch_add_explicit(&pool->idle_count, 1, memory_order_relaxed);
 }
