@@ -174,3 +174,54 @@ bool profile_parse_u64(const char *s, uint64_t *out)
 	*out = (uint64_t)v;
 	return true;
 }
+
+/* @v in @base, backwards from @end; @return where it starts. */
+static char *digits_before(char *end, uint64_t v, unsigned base)
+{
+	do {
+		*--end = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	return end;
+}
+
+void profile_function_place(char *buf, uint32_t module, uint64_t offset)
+{
+	char module_text[12], offset_text[17];
+	char *m = digits_before(module_text + sizeof(module_text), module, 10);
+	char *o = digits_before(offset_text + sizeof(offset_text), offset, 16);
+	size_t ml = (size_t)(module_text + sizeof(module_text) - m);
+	size_t ol = (size_t)(offset_text + sizeof(offset_text) - o);
+
+	buf[0] = '\001';
+	memcpy(buf + 1, m, ml);
+	buf[1 + ml] = ':';
+	memcpy(buf + 2 + ml, o, ol);
+	buf[2 + ml + ol] = '\0';
+}
+
+bool profile_function_place_parse(const char *name, uint32_t *module,
+				  uint64_t *offset)
+{
+	uint64_t m = 0, o = 0;
+	const char *p = name + 1;
+
+	if (name[0] != '\001' || *p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((m = m * 10 + (uint64_t)(*p - '0')) > UINT32_MAX)
+			return false;
+	if (*p++ != ':' || !*p)
+		return false;
+	for (; *p; p++) {
+		unsigned d = *p >= '0' && *p <= '9'   ? (unsigned)(*p - '0')
+			     : *p >= 'a' && *p <= 'f' ? (unsigned)(*p - 'a' + 10)
+						      : 16;
+		if (d == 16 || o >> 60)
+			return false;
+		o = o << 4 | d;
+	}
+	*module = (uint32_t)m;
+	*offset = o;
+	return true;
+}

@@ -123,4 +123,20 @@ char *u128_to_text(unsigned __int128 v, char *buf);
 bool profile_parse_u64(const char *s, uint64_t *out);
 bool profile_parse_u128(const char *s, unsigned __int128 *out);
 
+/*
+ * A function region the library could not name (a profile written from a
+ * signal handler or at _exit, code built with `trms cc`) is named by its
+ * place: the byte 0x01, then "MODULE:OFFSET" (its module's id, decimal;
+ * its offset there, hex).  The tools name it from the module's file.
+ */
+#define PROFILE_FUNCTION_PLACE_MAX 32
+
+/* The name for the function at @offset of @module into @buf (at least
+ * PROFILE_FUNCTION_PLACE_MAX bytes). */
+void profile_function_place(char *buf, uint32_t module, uint64_t offset);
+
+/* Whether region name @name is such a place; its parts if so. */
+bool profile_function_place_parse(const char *name, uint32_t *module,
+				  uint64_t *offset);
+
 #endif

@@ -25,6 +25,7 @@
 
 #include "elf_symbols.h"
 #include "modules.h"
+#include "profile_format.h"
 #include "profile_writer.h"
 #include "region.h"
 #include "sampler.h"
@@ -93,16 +94,14 @@ static void named(void *ctx, size_t i, const char *name, uintptr_t offset)
 
 /* "prog+0x1139", or "0x7f..." outside every object.  Where the profile
  * lists the objects (the sampler's table, when it runs), the place itself
- * instead: REGION_FUNCTION_MARK, then "MODULE:OFFSET", which `trms report`
- * names from the object's file (tools/reading/profile_symbols.c). */
+ * instead (profile_format.h), which `trms report` names from the object's
+ * file (tools/reading/profile_symbols.c). */
 static void name_by_place(struct function *f)
 {
 	const char *path = module_path(f->module);
 
 	if (path && sampler_active())
-		text_format(f->name, sizeof(f->name), "%c%u:%lx",
-			    REGION_FUNCTION_MARK, f->module,
-			    (unsigned long)f->offset);
+		profile_function_place(f->name, f->module, f->offset);
 	else if (path)
 		text_format(f->name, sizeof(f->name), "%s+0x%lx",
 			    base_name(path), (unsigned long)f->offset);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "demangle.h"
+#include "profile_format.h"
 #include "elf_symbols.h"
 #include "xalloc.h"
 
@@ -33,25 +34,6 @@ struct profile_lookups *lookups_of(struct profile_doc *doc)
 		doc->free_lookups = free_lookups;
 	}
 	return doc->lookups;
-}
-
-/* Whether region @name is a function the library could not name (written
- * from a signal handler or at _exit): REGION_FUNCTION_MARK, then
- * "MODULE:OFFSET" (src/output/function_names.c). */
-static bool function_place(const char *name, uint32_t *module,
-			   uint64_t *offset)
-{
-	unsigned m;
-	unsigned long long off;
-	int end = 0;
-
-	if (name[0] != '\001' ||
-	    sscanf(name + 1, "%u:%llx%n", &m, &off, &end) != 2 ||
-	    name[1 + end])
-		return false;
-	*module = m;
-	*offset = off;
-	return true;
 }
 
 /* Names, from the module's file, for the frames of @m the profile did not
@@ -88,7 +70,8 @@ static void look_up_symbols(struct profile_doc *doc,
 	uint32_t module;
 	uint64_t offset;
 	for (size_t i = 0; i < doc->n_regions; i++) {
-		if (!function_place(doc->regions[i].name, &module, &offset) ||
+		if (!profile_function_place_parse(doc->regions[i].name,
+						  &module, &offset) ||
 		    module != m->id || profile_find_symbol(doc, module, offset))
 			continue;
 		bool known = false;
@@ -170,7 +153,7 @@ void profile_name_functions(struct profile_doc *doc)
 
 	for (size_t i = 0; i < doc->n_regions; i++) {
 		struct profile_region *r = &doc->regions[i];
-		if (!function_place(r->name, &module, &offset))
+		if (!profile_function_place_parse(r->name, &module, &offset))
 			continue;
 		const char *symbol = profile_symbol(doc, module, offset);
 		char *name = symbol ? xstrdup(symbol)
