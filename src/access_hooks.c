@@ -53,11 +53,6 @@ record(uintptr_t addr, size_t size, bool write, bool span)
 	call_leave(t);
 }
 
-void access_record(uintptr_t addr, size_t size, bool write)
-{
-	record(addr, size, write, false);
-}
-
 void access_record_cells(uintptr_t addr, size_t size, bool write)
 {
 	record(addr, size, write, true);
@@ -66,11 +61,11 @@ void access_record_cells(uintptr_t addr, size_t size, bool write)
 #define ACCESS_HOOKS(n)                                                  \
 	EXPORT void __asan_load##n##_noabort(void *addr)                 \
 	{                                                                \
-		access_record((uintptr_t)addr, n, false);                \
+		record((uintptr_t)addr, n, false, false);                \
 	}                                                                \
 	EXPORT void __asan_store##n##_noabort(void *addr)                \
 	{                                                                \
-		access_record((uintptr_t)addr, n, true);                 \
+		record((uintptr_t)addr, n, true, false);                 \
 	}
 
 /* The prototypes the compiler assumes, for -Wmissing-prototypes. */
@@ -95,12 +90,12 @@ ACCESS_HOOKS(16)
 
 EXPORT void __asan_loadN_noabort(void *addr, long size)
 {
-	access_record((uintptr_t)addr, (size_t)size, false);
+	record((uintptr_t)addr, (size_t)size, false, false);
 }
 
 EXPORT void __asan_storeN_noabort(void *addr, long size)
 {
-	access_record((uintptr_t)addr, (size_t)size, true);
+	record((uintptr_t)addr, (size_t)size, true, false);
 }
 
 /* Called before a function that does not return (a throw, longjmp,

@@ -11,13 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The calling thread read (@write false) or wrote @size bytes at
- * @addr. */
-void access_record(uintptr_t addr, size_t size, bool write);
-
-/* The same for a C library function's work on the caller's behalf: with
- * costs in events, one event per cell it spans, as the loop it stands for
- * would issue (strlen of a word of n bytes costs as n loads do). */
+/* The calling thread read (@write false) or wrote @size bytes at @addr
+ * through a C library function called on its behalf: with costs in
+ * events, one event per cell it spans, as the loop it stands for would
+ * issue (strlen of a word of n bytes costs as n loads do).  (The
+ * compiler's own per-access calls are recorded in access_hooks.c.) */
 void access_record_cells(uintptr_t addr, size_t size, bool write);
 
 #endif

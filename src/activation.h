@@ -17,6 +17,25 @@ void activation_engine_error(const char *what, int rc);
  * the library's own paths on this thread (calibrate.h).  @t is busy. */
 void activation_calibrate(struct trms_thread *t);
 
+/* Around the registration of a region this thread meets for the first
+ * time (a name, a function): the time it takes is kept out of costs, and
+ * once a region exists the I/O hooks record (they must before any region
+ * begins).  @start: what registration_start returned. */
+static inline uint64_t registration_start(void)
+{
+	return call_timed() ? clock_ticks() : 0;
+}
+
+static inline void registration_end(struct trms_thread *t, uint64_t start,
+				    bool registered)
+{
+	if (registered && !atomic_load_explicit(&runtime.record_io,
+						memory_order_relaxed))
+		atomic_store(&runtime.record_io, true);
+	if (call_timed())
+		t->lookup_slow_ticks += clock_ticks() - start;
+}
+
 /* The region id for @key, and the key the frame keeps (NULL if the
  * pointer alone does not identify the region). */
 typedef int activation_lookup(struct trms_thread *t, const void *key,

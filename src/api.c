@@ -51,16 +51,10 @@ struct trms_thread *call_enter_slow(int *rc)
 static int lookup_slow(struct trms_thread *t, const char *name, uint32_t *id,
 		       bool *immutable)
 {
-	uint64_t start = call_timed() ? clock_ticks() : 0;
+	uint64_t start = registration_start();
 	int rc = region_lookup_slow(&t->names, name, id, immutable);
 
-	/* Before the region can begin, the I/O hooks start recording. */
-	if (!rc && !atomic_load_explicit(&runtime.record_io,
-					 memory_order_relaxed))
-		atomic_store(&runtime.record_io, true);
-
-	if (call_timed())
-		t->lookup_slow_ticks += clock_ticks() - start;
+	registration_end(t, start, !rc);
 	if (rc == -ENAMETOOLONG)
 		log_client("region name longer than %d bytes: \"%.40s...\"",
 			   REGION_NAME_MAX, name);

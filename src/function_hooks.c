@@ -51,6 +51,20 @@ static inline uintptr_t frame_sp(const struct frame *f)
 	return f->cfa & ~FUNCTION_FRAME;
 }
 
+/* Close the function frames on top of @t's stack (busy) that lie below
+ * stack pointer @sp, except @keep's: functions gone without their exits,
+ * ending now. */
+static void close_gone(struct trms_thread *t, uintptr_t sp, const void *keep,
+		       bool timed)
+{
+	const struct frame *top;
+
+	while ((top = engine_top(&t->engine)) &&
+	       (top->cfa & FUNCTION_FRAME) && frame_sp(top) < sp &&
+	       top->key != keep)
+		activation_close(t, timed, timed ? clock_ticks() : 0);
+}
+
 static int lookup_function(struct trms_thread *t, const void *fn,
 			   uint32_t *id, const void **frame_key)
 {
@@ -58,7 +72,7 @@ static int lookup_function(struct trms_thread *t, const void *fn,
 	if (function_cache_find(t->functions, fn, id))
 		return 0;
 
-	uint64_t start = call_timed() ? clock_ticks() : 0;
+	uint64_t start = registration_start();
 	unsigned generation =
 		__atomic_load_n(&region_cache_generation, __ATOMIC_RELAXED);
 	int rc = -ENOMEM;
@@ -67,18 +81,12 @@ static int lookup_function(struct trms_thread *t, const void *fn,
 		t->functions = vm_alloc(sizeof(*t->functions));
 	if (t->functions)
 		rc = region_intern_function(fn, id);
-	if (!rc) {
+	if (!rc)
 		function_cache_put(t->functions, fn, *id, generation);
-		/* Before the region can begin, the I/O hooks record. */
-		if (!atomic_load_explicit(&runtime.record_io,
-					  memory_order_relaxed))
-			atomic_store(&runtime.record_io, true);
-	} else {
+	else
 		log_internal("cannot register the function at %p: %s", fn,
 			     text_errno(-rc));
-	}
-	if (call_timed())
-		t->lookup_slow_ticks += clock_ticks() - start;
+	registration_end(t, start, !rc);
 	return rc;
 }
 
@@ -145,12 +153,8 @@ static __attribute__((noinline)) void exit_general(const void *fn,
 		meter_start_at(t, &m, COST_OP_END, now);
 	/* Frames above this function's, deeper than its stack pointer:
 	 * functions it called that left without their exits. */
+	close_gone(t, cfa & ~FUNCTION_FRAME, fn, timed);
 	const struct frame *top = engine_top(&t->engine);
-	while (top && (top->cfa & FUNCTION_FRAME) && top->key != fn &&
-	       top->cfa < cfa) {
-		activation_close(t, timed, timed ? clock_ticks() : 0);
-		top = engine_top(&t->engine);
-	}
 	if (top && top->key == fn && (top->cfa & FUNCTION_FRAME))
 		activation_close(t, timed, now);
 	if (timed)
@@ -221,15 +225,11 @@ static bool jump_target_sp(const struct __jmp_buf_tag *env, uintptr_t *sp)
 static void close_frames_below(uintptr_t sp)
 {
 	struct trms_thread *t = thread_current;
-	const struct frame *top;
 
 	if (!t || t->busy)
 		return;
 	t->busy = true;
-	bool timed = call_timed();
-	while ((top = engine_top(&t->engine)) &&
-	       (top->cfa & FUNCTION_FRAME) && frame_sp(top) < sp)
-		activation_close(t, timed, timed ? clock_ticks() : 0);
+	close_gone(t, sp, NULL, call_timed());
 	t->busy = false;
 }
 
