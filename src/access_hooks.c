@@ -36,19 +36,12 @@ record(uintptr_t addr, size_t size, bool write, bool span)
 	if (!t)
 		return;
 	if (__builtin_expect(runtime_tag() != 0 && size != 0, 1)) {
-		struct meter m;
-		bool timed = call_timed();
-		call_access_start(t, &m, size, timed);
 		if (span) {
 			unsigned shift = runtime.engine.cell_shift;
 			t->engine.events += ((addr + size - 1) >> shift) -
 					    (addr >> shift);
 		}
-		if (write)
-			engine_write(&t->engine, addr, size);
-		else
-			engine_read(&t->engine, addr, size);
-		call_access_stop(t, &m, timed);
+		call_access(t, addr, size, write ? engine_write : engine_read);
 	}
 	call_leave(t);
 }

@@ -316,11 +316,7 @@ access_range(const char *what, const void *addr, size_t size,
 		call_leave(t);
 		return -EINVAL;
 	}
-	struct meter m;
-	bool timed = call_timed();
-	call_access_start(t, &m, size, timed);
-	rc = op(&t->engine, (uintptr_t)addr, size);
-	call_access_stop(t, &m, timed);
+	rc = call_access(t, (uintptr_t)addr, size, op);
 	if (rc == -EINVAL)
 		log_client("%s(%p, %zu): the range is not inside the user "
 			   "address space",

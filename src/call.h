@@ -130,4 +130,19 @@ call_access_stop(struct trms_thread *t, struct meter *m, bool timed)
 		meter_stop(t, m, COST_OP_ACCESS);
 }
 
+/* One access of @size bytes at @addr by @t (busy), the engine's @op,
+ * metered as above.  @return @op's. */
+static inline __attribute__((always_inline)) int
+call_access(struct trms_thread *t, uintptr_t addr, size_t size,
+	    int (*op)(struct engine_thread *, uintptr_t, size_t))
+{
+	struct meter m;
+	bool timed = call_timed();
+
+	call_access_start(t, &m, size, timed);
+	int rc = op(&t->engine, addr, size);
+	call_access_stop(t, &m, timed);
+	return rc;
+}
+
 #endif
