@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fnv1a.h"
+#include "text.h"
 #include "vm.h"
 
 /* Names by id: a table of blocks, so that readers never see a block move. */
@@ -148,16 +149,11 @@ int region_intern(const char *name, uint32_t *id)
 int region_intern_function(const void *fn, uint32_t *id)
 {
 	char name[2 + 2 * sizeof(uintptr_t)];
-	uintptr_t a = (uintptr_t)fn;
-	size_t len = 1;
+	int len = text_format(name, sizeof(name), "%c%lx", REGION_FUNCTION_MARK,
+			      (unsigned long)(uintptr_t)fn);
 
-	name[0] = REGION_FUNCTION_MARK;
-	for (int shift = 8 * sizeof(a) - 4; shift >= 0; shift -= 4)
-		if (len > 1 || (a >> shift) || !shift)
-			name[len++] = "0123456789abcdef"[(a >> shift) & 15];
-	name[len] = '\0';
 	pthread_mutex_lock(&lock);
-	int rc = intern_locked(name, len, id);
+	int rc = intern_locked(name, (size_t)len, id);
 	pthread_mutex_unlock(&lock);
 	return rc;
 }
