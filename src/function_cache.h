@@ -26,13 +26,9 @@ struct function_cache {
 	} slot[1u << FUNCTION_CACHE_BITS];
 };
 
-/* Fibonacci hashing of the address, as name_cache_slot does. */
 static inline unsigned function_cache_slot(const void *fn)
 {
-	uint64_t p = (uintptr_t)fn;
-
-	return (unsigned)((p * 0x9e3779b97f4a7c15ull) >>
-			  (64 - FUNCTION_CACHE_BITS));
+	return address_slot(fn, FUNCTION_CACHE_BITS);
 }
 
 /* The region of @fn if @c (may be NULL) holds it and no object was

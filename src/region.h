@@ -52,7 +52,7 @@ const char *region_name(uint32_t id);
 /* Number of registered regions (ids are 0..count-1). */
 uint32_t region_count(void);
 
-#define NAME_CACHE_SLOTS 64 /* 2^(64 - 58): see name_cache_slot */
+#define NAME_CACHE_SLOTS 64 /* 2^6: see name_cache_slot */
 
 struct name_cache {
 	struct {
@@ -72,13 +72,17 @@ void region_cache_invalidate(void);
 int region_lookup_slow(struct name_cache *c, const char *name, uint32_t *id,
 		       bool *immutable);
 
-/* Fibonacci hashing: the top bits of the address times 2^64 / phi, in
- * three instructions, spread nearby literals over the slots. */
+/* Fibonacci hashing: the top @bits bits of the address times 2^64 / phi,
+ * in three instructions, spread nearby addresses over 2^@bits slots. */
+static inline unsigned address_slot(const void *p, unsigned bits)
+{
+	return (unsigned)(((uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull) >>
+			  (64 - bits));
+}
+
 static inline unsigned name_cache_slot(const char *name)
 {
-	uint64_t p = (uintptr_t)name;
-
-	return (unsigned)((p * 0x9e3779b97f4a7c15ull) >> 58);
+	return address_slot(name, 6);
 }
 
 /* The region id of @name if @c holds it as a pointer into read-only
