@@ -41,6 +41,25 @@ static inline void registration_end(struct trms_thread *t, uint64_t start,
 typedef int activation_lookup(struct trms_thread *t, const void *key,
 			      uint32_t *id, const void **frame_key);
 
+/* Push the frame of an activation of region @id, measured or not as the
+ * selection decides (selection.h).  @return 0 or the engine's error. */
+static inline __attribute__((always_inline)) int
+activation_push(struct trms_thread *t, uint32_t id, const void *key,
+		uintptr_t cfa)
+{
+	uint32_t tag = runtime_tag();
+
+	if (selection.on &&
+	    selection_begin(&t->sel, id, t->engine.depth, t->cost.excluded) !=
+		    SELECTION_MEASURED)
+		tag = 0; /* never recorded */
+	int rc = engine_call(&t->engine, id, tag, key, cfa, t->engine.events);
+	if (__builtin_expect(rc != 0, 0) &&
+	    t->sel.measured_from > t->engine.depth)
+		t->sel.measured_from = 0;
+	return rc;
+}
+
 /*
  * Open an activation of the region @lookup finds for @key, specialised
  * for the cost unit (@is_timed); @what names the call for messages.
@@ -61,8 +80,7 @@ activation_open(struct trms_thread *t, const void *key, uintptr_t cfa,
 		meter_start(t, &m, COST_OP_BEGIN, false);
 	rc = lookup(t, key, &id, &frame_key);
 	if (__builtin_expect(!rc, 1))
-		rc = engine_call(&t->engine, id, runtime_tag(), frame_key, cfa,
-				 t->engine.events);
+		rc = activation_push(t, id, frame_key, cfa);
 	if (__builtin_expect(rc != 0, 0))
 		activation_engine_error(what, rc);
 	if (!is_timed)
@@ -77,13 +95,36 @@ activation_open(struct trms_thread *t, const void *key, uintptr_t cfa,
 
 /* The fast path of an entry, once its region @id is known: push the frame
  * if there is room, the thread busy meanwhile; with costs in nanoseconds
- * the clock starts after our work.  @return false (nothing done) if the
- * slow path must open it. */
-static inline __attribute__((always_inline)) bool
+ * the clock starts after our work.  A skipped activation (selection.h)
+ * reads no clock.  @return 0, an engine's error (said), or -EAGAIN
+ * (nothing done) if the slow path must open it. */
+static inline __attribute__((always_inline)) int
 activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
 		     uintptr_t cfa, const bool is_timed)
 {
 	t->busy = true;
+	if (selection.on) {
+		enum selection_kind kind = selection_begin(
+			&t->sel, id, t->engine.depth, t->cost.excluded);
+		uint32_t tag = kind == SELECTION_MEASURED ? runtime_tag() : 0;
+		int rc = engine_call(&t->engine, id, tag, key, cfa,
+				     t->engine.events);
+		if (__builtin_expect(rc != 0, 0)) {
+			if (t->sel.measured_from > t->engine.depth)
+				t->sel.measured_from = 0;
+			t->busy = false;
+			activation_engine_error("region begin", rc);
+			return rc;
+		}
+		if (is_timed && kind != SELECTION_SKIPPED) {
+			uint64_t now = clock_ticks();
+			cost_estimated(&t->cost, COST_OP_BEGIN);
+			engine_set_cost_start(&t->engine,
+					      now - t->cost.excluded);
+		}
+		t->busy = false;
+		return 0;
+	}
 	bool opened = engine_try_call(&t->engine, id, runtime_tag(), key, cfa,
 				      t->engine.events);
 	if (opened && is_timed) {
@@ -92,7 +133,23 @@ activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
 		engine_set_cost_start(&t->engine, now - t->cost.excluded);
 	}
 	t->busy = false;
-	return opened;
+	return opened ? 0 : -EAGAIN;
+}
+
+/* With only skipped activations pending (selection.h), the end of the
+ * innermost one, whose frame is @top: popped, no clock read, nothing
+ * recorded.  @return false (nothing done) if it is not that case. */
+static inline __attribute__((always_inline)) bool
+activation_close_skipped(struct trms_thread *t, bool matches)
+{
+	if (!selection.on || t->sel.measured_from || !t->engine.depth ||
+	    !matches)
+		return false;
+	t->busy = true;
+	selection_skipped_end(&t->sel);
+	(void)engine_pop(&t->engine);
+	t->busy = false;
+	return true;
 }
 
 /* Close the innermost activation and record it, its cost read at @now
@@ -108,6 +165,9 @@ activation_close(struct trms_thread *t, const bool is_timed, uint64_t now)
 		reading = now - t->cost.excluded;
 	}
 	const struct frame *f = engine_pop(&t->engine);
+	if (selection.on)
+		selection_end(&t->sel, f->region, t->engine.depth,
+			      t->cost.excluded);
 	/* Events never run backwards; the clock less what is excluded can,
 	 * by an estimate's error, and a cost is never below zero. */
 	uint64_t cost = reading - f->cost_start;

@@ -168,10 +168,9 @@ begin_fast(const char *name, uintptr_t cfa, const bool is_timed)
 			    (!is_timed ||
 			     cost_take_unmeasured(&t->cost, COST_OP_BEGIN)),
 		    1)) {
-		if (__builtin_expect(activation_open_fast(t, id, name, cfa,
-							  is_timed),
-				     1))
-			return 0;
+		int rc = activation_open_fast(t, id, name, cfa, is_timed);
+		if (__builtin_expect(rc != -EAGAIN, 1))
+			return rc;
 	}
 	return begin_general(name, cfa);
 }
@@ -268,9 +267,15 @@ static __attribute__((noinline)) int end_general(const char *name,
 static inline __attribute__((always_inline)) int
 end_fast(const char *name, const bool is_timed)
 {
+	struct trms_thread *t = thread_current;
+
+	/* Only skipped activations pending: no clock to stop. */
+	if (__builtin_expect(selection.on, 0) && t && !t->busy &&
+	    activation_close_skipped(
+		    t, name && name == t->engine.stack[t->engine.depth].key))
+		return 0;
 	/* The activation's clock stops first, before any of our own work. */
 	uint64_t now = is_timed ? clock_ticks() : 0;
-	struct trms_thread *t = thread_current;
 
 	if (__builtin_expect(t && !t->busy, 1)) {
 		/* With no region open this is the sentinel frame, whose key

@@ -161,17 +161,25 @@ static void calibrate(struct trms_thread *t)
 	api->end(calibration_name);
 	uint64_t access = runtime.cost_estimate[COST_OP_ACCESS];
 	runtime.cost_access_floor = read > access ? read - access : 0;
+	if (selection.budget) {
+		/* What a skipped activation costs, for the budget. */
+		selection.calibrating_skips = true;
+		selection.skip_ticks = quickest_block(empty_pairs);
+		selection.calibrating_skips = false;
+	}
 	runtime_observer = observer_before;
 	t->names.slot[i] = saved;
 	thread_cost_defaults(t);
 	log_debug("cost calibration (ticks): clock read %llu, floor %llu, "
-		  "access floor %llu, begin %llu, end %llu, small access %llu",
+		  "access floor %llu, begin %llu, end %llu, small access %llu, "
+		  "skipped pair %llu",
 		  (unsigned long long)runtime.cost_clock_read,
 		  (unsigned long long)runtime.cost_floor,
 		  (unsigned long long)runtime.cost_access_floor,
 		  (unsigned long long)runtime.cost_estimate[COST_OP_BEGIN],
 		  (unsigned long long)runtime.cost_estimate[COST_OP_END],
-		  (unsigned long long)runtime.cost_estimate[COST_OP_ACCESS]);
+		  (unsigned long long)runtime.cost_estimate[COST_OP_ACCESS],
+		  (unsigned long long)selection.skip_ticks);
 }
 
 /*

@@ -139,6 +139,8 @@ call_access(struct trms_thread *t, uintptr_t addr, size_t size,
 	struct meter m;
 	bool timed = call_timed();
 
+	if (op == engine_read && selection_skips_reads(&t->sel))
+		return 0;
 	call_access_start(t, &m, size, timed);
 	int rc = op(&t->engine, addr, size);
 	call_access_stop(t, &m, timed);

@@ -123,7 +123,7 @@ enter_fast(const void *fn, uintptr_t cfa, const bool is_timed)
 			     cost_take_unmeasured(&t->cost, COST_OP_BEGIN)),
 		    1)) {
 		if (__builtin_expect(activation_open_fast(t, id, fn, cfa,
-							  is_timed),
+							  is_timed) != -EAGAIN,
 				     1))
 			return;
 	}
@@ -165,9 +165,18 @@ static __attribute__((noinline)) void exit_general(const void *fn,
 static inline __attribute__((always_inline)) void
 exit_fast(const void *fn, uintptr_t cfa, const bool is_timed)
 {
+	struct trms_thread *t = thread_current;
+
+	/* Only skipped activations pending: no clock to stop. */
+	if (__builtin_expect(selection.on, 0) && t && !t->busy) {
+		const struct frame *top = &t->engine.stack[t->engine.depth];
+		if (activation_close_skipped(t, top->key == fn &&
+							(top->cfa &
+							 FUNCTION_FRAME)))
+			return;
+	}
 	/* The activation's clock stops first, before any of our own work. */
 	uint64_t now = is_timed ? clock_ticks() : 0;
-	struct trms_thread *t = thread_current;
 
 	if (__builtin_expect(t && !t->busy, 1)) {
 		/* With no activation open this is the sentinel frame, whose

@@ -124,7 +124,8 @@ static __attribute__((noinline)) void record(enum direction d,
 
 	if (!t)
 		goto out;
-	if (!record_io()) {
+	if (!record_io() ||
+	    (d == LEFT && selection_skips_reads(&t->sel))) {
 		rc = 0;
 	} else {
 		struct meter m = { 0 };

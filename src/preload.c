@@ -51,6 +51,13 @@ static void start_once(void)
 	if (getauxval(AT_SECURE))
 		return go_inert(NULL);
 	clock_init();
+	if (config.budget_centi && config.cost == COST_EVENTS) {
+		log_client("TRMS_BUDGET needs costs in ns (the library times "
+			   "itself only then); no budget with TRMS_COST=events: "
+			   "use TRMS_ACTIVATION_SAMPLE instead");
+		config.budget_centi = 0;
+	}
+	selection_configure();
 	output_init();
 	run_link_init();
 	engine_config.granularity = config.granularity;

@@ -185,6 +185,7 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 	}
 	profile_table_init(&t->profile);
 	thread_cost_defaults(t);
+	selection_thread_init(&t->sel, clock_ticks() ^ (uintptr_t)t);
 	if (origin) {
 		t->has_creator = origin->has_creator;
 		t->creator = origin->creator;
@@ -238,6 +239,7 @@ void thread_after_fork_child(void)
 			engine_thread_fini(&t->engine);
 		profile_table_fini(&t->profile);
 		cct_fini(&t->sampler.cct);
+		selection_thread_fini(&t->sel);
 		vm_free(t, sizeof(*t));
 	}
 	runtime.next_ordinal = 0;
@@ -245,6 +247,7 @@ void thread_after_fork_child(void)
 		return;
 	profile_table_fini(&self->profile);
 	profile_table_init(&self->profile);
+	selection_after_fork(&self->sel);
 	self->ordinal = runtime.next_ordinal++;
 	self->has_creator = false;
 	self->context_depth = 0;

@@ -20,6 +20,7 @@
 #include "region.h"
 #include "runtime.h"
 #include "sampler.h"
+#include "selection.h"
 #include "signals.h"
 
 #define THREAD_NAME_MAX 63
@@ -47,6 +48,7 @@ struct trms_thread {
 	struct name_cache names;
 	struct function_cache *functions; /* at the first function region */
 	struct cost_meter cost;
+	struct selection_thread sel; /* which activations are measured */
 	/* Set while the thread runs library code: a call that arrives
 	 * meanwhile (from a signal handler, or from a function the library
 	 * itself calls) must not touch the thread's state. */

@@ -19,7 +19,7 @@ TOP_LAYER = {
     'renumber': 1, 'profile': 1, 'region': 1, 'cost': 1,
     'function_cache': 1,
     # each thread's state, and the process's
-    'runtime': 3, 'thread': 3,
+    'runtime': 3, 'thread': 3, 'selection': 3,
     # the API, calibration and the hooks
     'api': 5, 'call': 5, 'calibrate': 5, 'hooks': 5, 'annotated': 5,
     'activation': 5, 'function_hooks': 5, 'access_hooks': 5,

@@ -124,6 +124,83 @@ static int apply_sample_signal(struct config *c, const char *value)
 	return 0;
 }
 
+/* A whole number from @min to @max, nothing around it. */
+static int parse_unsigned(const char *value, unsigned long min,
+			  unsigned long max, unsigned *out)
+{
+	char *end;
+	unsigned long n;
+
+	if (*value < '0' || *value > '9')
+		return -EINVAL;
+	n = strtoul(value, &end, 10);
+	if (*end || n < min || n > max)
+		return -EINVAL;
+	*out = (unsigned)n;
+	return 0;
+}
+
+static int apply_activation_sample(struct config *c, const char *value)
+{
+	return parse_unsigned(value, 1, 1u << 24, &c->activation_sample);
+}
+
+/* A percentage above 0 and at most 100, with at most two decimals; 0 or
+ * empty: no budget. */
+static int apply_budget(struct config *c, const char *value)
+{
+	unsigned whole = 0, hundredths = 0;
+	const char *p = value;
+
+	if (!*p) {
+		c->budget_centi = 0;
+		return 0;
+	}
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((whole = whole * 10 + (unsigned)(*p - '0')) > 100)
+			return -EINVAL;
+	if (*p == '.') {
+		unsigned digits = 0;
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+			if (digits < 2)
+				hundredths = hundredths * 10 +
+					     (unsigned)(*p - '0');
+		if (!digits)
+			return -EINVAL;
+		if (digits == 1)
+			hundredths *= 10;
+	}
+	if (*p || whole * 100 + hundredths > 10000)
+		return -EINVAL;
+	c->budget_centi = whole * 100 + hundredths;
+	return 0;
+}
+
+/* "I/K": part I (1 to K) of K; empty: no partition. */
+static int apply_partition(struct config *c, const char *value)
+{
+	char first[16];
+	const char *slash = strchr(value, '/');
+	unsigned index, count;
+
+	if (!*value) {
+		c->partition_index = c->partition_count = 1;
+		return 0;
+	}
+	if (!slash || (size_t)(slash - value) >= sizeof(first))
+		return -EINVAL;
+	memcpy(first, value, (size_t)(slash - value));
+	first[slash - value] = '\0';
+	if (parse_unsigned(first, 1, 1024, &index) ||
+	    parse_unsigned(slash + 1, 1, 1024, &count) || index > count)
+		return -EINVAL;
+	c->partition_index = index;
+	c->partition_count = count;
+	return 0;
+}
+
 static int apply_run_socket(struct config *c, const char *value)
 {
 	return copy_text(c->run_socket, sizeof(c->run_socket), value);
@@ -206,6 +283,32 @@ static const struct config_setting settings[] = {
 	  "as a trace `trms replay` reads, to check the profile against the "
 	  "definitions; for small programs: it serialises the threads",
 	  "", { 0 }, apply_trace },
+	{ "TRMS_ACTIVATION_SAMPLE", "1 to 16777216",
+	  "measure about one activation in N of each region on each "
+	  "thread, chosen at random among those that begin outside any "
+	  "measured activation; everything inside a measured one is "
+	  "measured (1: every activation; see docs/production.md)",
+	  "1",
+	  { 0, "activation-sample", "N",
+	    "measure about one activation in N of each region (default 1: "
+	    "all)" },
+	  apply_activation_sample },
+	{ "TRMS_BUDGET", "a percentage above 0 and at most 100 (two "
+			 "decimals at most), or empty",
+	  "measure as many activations as the budget allows: each "
+	  "thread adapts the rate of each region so that the library "
+	  "takes at most this share of its CPU time (costs in ns only; see "
+	  "docs/production.md)",
+	  "",
+	  { 0, "budget", "P",
+	    "keep the library under P% of each thread's CPU time by "
+	    "measuring fewer activations" },
+	  apply_budget },
+	{ "TRMS_PARTITION", "I/K, 1 <= I <= K <= 1024, or empty",
+	  "measure only the regions in part I of K (by a hash of the "
+	  "name): K processes share the work, and `trms merge` of their K "
+	  "profiles is the full profile; see `trms run --partitions`",
+	  "", { 0 }, apply_partition },
 	{ "TRMS_RUN_SOCKET", "what trms run sets, or empty",
 	  "set by `trms run`: where each process hands over its profile "
 	  "(or says why it has none); see `trms run --help`",

@@ -28,6 +28,10 @@ struct config {
 	int sample_toggle_signal; /* 0: none */
 	char run_socket[256]; /* see TRMS_RUN_SOCKET (run_link.h) */
 	char trace[CONFIG_PATH_MAX]; /* TRMS_TRACE: "" for none */
+	unsigned activation_sample; /* 1: every activation measured */
+	unsigned budget_centi;      /* TRMS_BUDGET in 1/100 %; 0: none */
+	unsigned partition_index;   /* 1..partition_count */
+	unsigned partition_count;   /* 1: no partition */
 };
 
 extern struct config config;

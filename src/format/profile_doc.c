@@ -112,11 +112,14 @@ static int read_header(struct reading *r, const char *line)
 	    version[strspn(version, "0123456789")])
 		return bad(r, "not a trms profile (the first line should be "
 			      "'%s%d')",
-			   PROFILE_MAGIC, PROFILE_FORMAT_VERSION);
-	if (!profile_parse_u64(version, &v) || v != PROFILE_FORMAT_VERSION)
+			   PROFILE_MAGIC, PROFILE_FORMAT_OLDEST);
+	if (!profile_parse_u64(version, &v) || v < PROFILE_FORMAT_OLDEST ||
+	    v > PROFILE_FORMAT_VERSION)
 		return bad(r, "profile format version %.20s; this trms reads "
-			      "version %d",
-			   version, PROFILE_FORMAT_VERSION);
+			      "versions %d to %d",
+			   version, PROFILE_FORMAT_OLDEST,
+			   PROFILE_FORMAT_VERSION);
+	r->version = (unsigned)v;
 	return 0;
 }
 
@@ -223,6 +226,7 @@ void profile_doc_free(struct profile_doc *doc)
 	free(doc->regions);
 	free(doc->threads);
 	free(doc->tuples);
+	free(doc->activations);
 	for (size_t i = 0; i < doc->n_modules; i++)
 		free(doc->modules[i].path);
 	for (size_t i = 0; i < doc->n_symbols; i++)

@@ -54,6 +54,13 @@ struct profile_tuple {
 	struct tuple_data data;
 };
 
+/* Of a region's activations on a thread, how many were measured (only
+ * written where some were not). */
+struct profile_activations {
+	uint32_t region, thread;
+	uint64_t activations, measured;
+};
+
 struct profile_module {
 	uint32_t id;
 	uint64_t start, end, base;
@@ -92,6 +99,8 @@ struct profile_doc {
 	size_t n_threads;
 	struct profile_tuple *tuples;
 	size_t n_tuples;
+	struct profile_activations *activations;
+	size_t n_activations;
 	struct profile_module *modules;
 	size_t n_modules;
 	struct profile_symbol *symbols; /* sorted by module, offset */

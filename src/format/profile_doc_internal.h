@@ -31,6 +31,7 @@ struct reading {
 	struct node_slot *nodes;
 	size_t n_nodes, cap_nodes; /* cap_nodes: 0 or a power of two */
 	bool ended;                /* the end line was read */
+	unsigned version;          /* the file's format version */
 };
 
 /* "PATH:LINE: " (or "PATH: ") and the message, into r->err.

@@ -412,6 +412,38 @@ static int read_cct(struct reading *r, struct profile_doc *doc, char **f,
 	return APPEND(doc->cct, doc->n_cct, c) ? 0 : reading_no_memory(r);
 }
 
+/* activations <region> <thread> <activations> <measured> */
+static int read_activations(struct reading *r, struct profile_doc *doc,
+			    char **f, size_t n)
+{
+	struct profile_activations a;
+	uint64_t region, thread;
+	uint64_t *const numbers[] = { &region, &thread, &a.activations,
+				      &a.measured };
+
+	if (r->version < 2)
+		return bad(r, "an activations line in a version 1 profile");
+	if (n != 5)
+		return bad(r, "an activations line has 5 fields, this one has "
+			      "%zu",
+			   n);
+	if (read_numbers(r, f, 1, 5, numbers))
+		return -EINVAL;
+	if (region > UINT32_MAX || thread > UINT32_MAX)
+		return bad(r, "bad region or thread number");
+	a.region = (uint32_t)region;
+	a.thread = (uint32_t)thread;
+	if (!profile_region_name(doc, a.region))
+		return bad(r, "activations of undeclared region %u", a.region);
+	if (!profile_thread(doc, a.thread))
+		return bad(r, "activations of undeclared thread %u", a.thread);
+	if (a.measured > a.activations)
+		return bad(r, "more activations measured than there were");
+	return APPEND(doc->activations, doc->n_activations, a)
+		       ? 0
+		       : reading_no_memory(r);
+}
+
 /* end <tuples> */
 static int read_end(struct reading *r, struct profile_doc *doc, char **f,
 		    size_t n)
@@ -456,6 +488,8 @@ int profile_read_line(struct reading *r, struct profile_doc *doc,
 		return read_symbol(r, doc, f, n);
 	case PROFILE_LINE_CCT:
 		return read_cct(r, doc, f, n);
+	case PROFILE_LINE_ACTIVATIONS:
+		return read_activations(r, doc, f, n);
 	case PROFILE_LINE_END:
 		return read_end(r, doc, f, n);
 	default:

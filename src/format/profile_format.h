@@ -21,7 +21,10 @@
 #include "profile.h"
 
 /* The first line is PROFILE_MAGIC followed by the version. */
-#define PROFILE_FORMAT_VERSION 1
+#define PROFILE_FORMAT_VERSION 2
+/* The oldest version the reader still reads (version 1 has no
+ * activations lines). */
+#define PROFILE_FORMAT_OLDEST 1
 #define PROFILE_MAGIC "trms-profile "
 #define PROFILE_MAGIC_LEN (sizeof(PROFILE_MAGIC) - 1)
 
@@ -34,6 +37,7 @@ enum profile_line_kind {
 	PROFILE_LINE_MODULE,
 	PROFILE_LINE_SYMBOL,
 	PROFILE_LINE_CCT,
+	PROFILE_LINE_ACTIVATIONS,
 	PROFILE_LINE_END,
 };
 #define PROFILE_LINE_KINDS (PROFILE_LINE_END + 1)

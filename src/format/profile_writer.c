@@ -98,7 +98,7 @@ void profile_writer_start(struct profile_writer *w, profile_sink *sink,
 	if (w->scale == 0)
 		w->scale = 1.0;
 	put(w, PROFILE_MAGIC);
-	put_u128(w, PROFILE_FORMAT_VERSION);
+	put_u128(w, w->version ? w->version : PROFILE_FORMAT_OLDEST);
 	put(w, "\n");
 }
 
@@ -250,6 +250,18 @@ void profile_writer_cct(struct profile_writer *w, const struct cct_line *l)
 	put_number(w, l->idleness_millionths);
 	put_number(w, l->overhead);
 	put_number(w, l->blocked);
+	put(w, "\n");
+}
+
+void profile_writer_activations(struct profile_writer *w, uint32_t region,
+				uint32_t thread, uint64_t activations,
+				uint64_t measured)
+{
+	put(w, profile_line_word(PROFILE_LINE_ACTIVATIONS));
+	put_number(w, region);
+	put_number(w, thread);
+	put_number(w, activations);
+	put_number(w, measured);
 	put(w, "\n");
 }
 

@@ -27,6 +27,11 @@ struct profile_writer {
 	void *sink_ctx;
 	int error; /* first errno met, 0 if none */
 	size_t tuples;
+	/* The version the first line says: 0 for the oldest
+	 * (PROFILE_FORMAT_OLDEST), so that readers of that version read
+	 * what does not use newer lines; PROFILE_FORMAT_VERSION for a
+	 * profile with activations lines.  Set before the start. */
+	unsigned version;
 	double scale; /* multiplies costs: ticks to nanoseconds; 1 = exact */
 	/* If set, costs are clock ticks: asked for the scale when the first
 	 * cost is written (finding the rate may cost a trap to the
@@ -76,6 +81,13 @@ void profile_writer_thread(struct profile_writer *w,
 			   const struct thread_info *info);
 void profile_writer_tuple(struct profile_writer *w, uint32_t thread,
 			  const struct tuple_data *tuple);
+
+/* Of the @activations of region @region on thread @thread, @measured
+ * were measured (the others skipped: TRMS_ACTIVATION_SAMPLE,
+ * TRMS_BUDGET). */
+void profile_writer_activations(struct profile_writer *w, uint32_t region,
+				uint32_t thread, uint64_t activations,
+				uint64_t measured);
 
 /* A loaded object: its executable addresses [start, end), load bias,
  * whether it was unloaded before the end, and its file. */

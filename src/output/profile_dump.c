@@ -17,6 +17,7 @@
 #include "output.h"
 #include "profile_writer.h"
 #include "sys.h"
+#include "text.h"
 
 struct dump_thread {
 	struct profile_writer *w;
@@ -60,6 +61,27 @@ static void write_command(struct profile_writer *w)
 	profile_writer_meta_raw(w, "command", joined);
 }
 
+/* What decided which activations were measured, if not all were. */
+static void write_selection_meta(struct profile_writer *w)
+{
+	char text[32];
+
+	if (config.activation_sample > 1)
+		profile_writer_meta_u64(w, "activation_sample",
+					config.activation_sample);
+	if (config.budget_centi) {
+		text_format(text, sizeof(text), "%u.%02u",
+			    config.budget_centi / 100,
+			    config.budget_centi % 100);
+		profile_writer_meta(w, "budget_percent", text);
+	}
+	if (config.partition_count > 1) {
+		text_format(text, sizeof(text), "%u/%u",
+			    config.partition_index, config.partition_count);
+		profile_writer_meta(w, "partition", text);
+	}
+}
+
 static void write_meta(struct profile_writer *w)
 {
 	struct engine *e = &runtime.engine;
@@ -79,6 +101,7 @@ static void write_meta(struct profile_writer *w)
 	profile_writer_meta_u64(w, "shadow_bytes", engine_shadow_bytes(e));
 	profile_writer_meta_u64(w, "renumbers", engine_renumber_count(e));
 	profile_writer_meta(w, "library", TRMS_VERSION_TEXT);
+	write_selection_meta(w);
 }
 
 void profile_sampler_totals(struct sampler_totals *totals)
@@ -126,6 +149,29 @@ static uint64_t library_ns(const struct trms_thread *t)
 		cct_load(&t->sampler.handler_ticks));
 }
 
+/* How many of each region's activations on @t were measured, where not
+ * all were.  Regions outside the partition are not this process's to
+ * count: the process that measures them does. */
+static void write_activations(struct profile_writer *w,
+			      const struct trms_thread *t)
+{
+	uint32_t capacity =
+		__atomic_load_n(&t->sel.capacity, __ATOMIC_ACQUIRE);
+	const struct selection_region *regions =
+		__atomic_load_n(&t->sel.regions, __ATOMIC_ACQUIRE);
+
+	for (uint32_t id = 0; id < capacity; id++) {
+		const struct selection_region *r = &regions[id];
+		uint64_t all = __atomic_load_n(&r->activations,
+					       __ATOMIC_RELAXED);
+		uint64_t measured = __atomic_load_n(&r->measured,
+						    __ATOMIC_RELAXED);
+		if (r->known && r->member && measured < all)
+			profile_writer_activations(w, id, t->ordinal, all,
+						   measured);
+	}
+}
+
 static void write_threads(struct profile_writer *w, size_t *skipped,
 			  uint64_t *dropped)
 {
@@ -156,6 +202,8 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 		};
 		profile_writer_thread(w, &info);
 	}
+	cds_list_for_each_entry(t, &runtime.threads, link)
+		write_activations(w, t);
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		struct dump_thread d = { w, t->ordinal };
 		if (profile_for_each_tuple(&t->profile, dump_tuple, &d,
@@ -197,6 +245,12 @@ bool profile_recorded_anything(bool abrupt)
 	}
 	pthread_mutex_unlock(&runtime.lock);
 	return any;
+}
+
+unsigned profile_dump_version(void)
+{
+	/* Only a run that measured some activations may need them. */
+	return selection.on ? PROFILE_FORMAT_VERSION : 0;
 }
 
 int profile_dump(struct profile_writer *w, bool abrupt)

@@ -15,6 +15,9 @@ struct profile_writer;
  * had. */
 int profile_dump(struct profile_writer *w, bool abrupt);
 
+/* The format version the profile needs (profile_writer's version). */
+unsigned profile_dump_version(void);
+
 /* Whether the process recorded anything at all: a tuple, a sample, data
  * through a hooked call (when in doubt, yes). */
 bool profile_recorded_anything(bool abrupt);

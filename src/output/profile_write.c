@@ -103,7 +103,10 @@ static int write_file(const char *path, enum write_reason reason,
 		      const char **why)
 {
 	struct profile_writer *w = &writer;
-	int rc = profile_writer_open(w, path);
+	int rc;
+
+	w->version = profile_dump_version();
+	rc = profile_writer_open(w, path);
 
 	if (!rc) {
 		rc = profile_dump(w, reason == WRITE_ABRUPT);
@@ -129,6 +132,7 @@ static int deliver(bool last, enum write_reason reason, const char **why)
 
 	if (run_link_open(&d, &m))
 		return 1;
+	w->version = profile_dump_version();
 	profile_writer_start(w, run_link_send, &d);
 	int rc = profile_dump(w, reason == WRITE_ABRUPT);
 	if (rc) {

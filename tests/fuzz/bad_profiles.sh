@@ -95,8 +95,8 @@ thread 0"
 
 f=$(printf '' | write empty.trms)
 refused "empty file" "$f" "$f" "empty file"
-f=$(printf 'trms-profile 2\nend 0\n' | write version-2.trms)
-refused "version 2" "$f" "$f:1" "profile format version 2"
+f=$(printf 'trms-profile 3\nend 0\n' | write version-3.trms)
+refused "version 3" "$f" "$f:1" "profile format version 3"
 f=$(printf 'trms-profile 0\nend 0\n' | write version-0.trms)
 refused "version 0" "$f" "$f:1" "profile format version 0"
 f=$(printf 'trms-profile 123456789012345678901234567890\nend 0\n' |

@@ -94,13 +94,18 @@ int cmd_merge(int argc, char **argv)
 		return usage_error("merge", "no output file (-o OUT) given");
 	if (optind == argc)
 		return usage_error("merge", "no PROFILE given");
+	return merge_profiles(argv + optind, (size_t)(argc - optind), output,
+			      "trms merge");
+}
 
+int merge_profiles(char *const *args, size_t n_args, const char *output,
+		   const char *who)
+{
 	struct profile_paths paths;
 	char err[1024];
 
-	if (profile_paths_expand(argv + optind, (size_t)(argc - optind), &paths,
-				 err, sizeof(err))) {
-		fprintf(stderr, "trms merge: %s\n", err);
+	if (profile_paths_expand(args, n_args, &paths, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", who, err);
 		return 2;
 	}
 	size_t n = paths.n;
@@ -111,20 +116,20 @@ int cmd_merge(int argc, char **argv)
 	for (size_t i = 0; i < n && !status; i++) {
 		if (profile_read(paths.paths[i], &inputs[i], err,
 				 sizeof(err))) {
-			fprintf(stderr, "trms merge: %s\n", err);
+			fprintf(stderr, "%s: %s\n", who, err);
 			status = 2;
 		} else {
 			profile_name_functions(&inputs[i]);
 		}
 	}
 	if (!status && profile_merge(inputs, n, &merged, err, sizeof(err))) {
-		fprintf(stderr, "trms merge: %s\n", err);
+		fprintf(stderr, "%s: %s\n", who, err);
 		status = 2;
 	}
 	if (!status) {
 		int rc = profile_merge_write(&merged, output);
 		if (rc) {
-			fprintf(stderr, "trms merge: cannot write %s: %s\n",
+			fprintf(stderr, "%s: cannot write %s: %s\n", who,
 				output, strerror(-rc));
 			status = 1;
 		}

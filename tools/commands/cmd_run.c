@@ -24,6 +24,7 @@
 #include "run_protocol.h"
 #include "run_signals.h"
 #include "run_summary.h"
+#include "xalloc.h"
 
 static const char usage_head[] =
 	"Usage: trms run [OPTIONS] [--] COMMAND [ARGS...]\n"
@@ -64,7 +65,15 @@ static const char usage_head[] =
 	"                         process writes its profile itself, where\n"
 	"                         its user may\n"
 	"      --all              keep the profiles of processes that\n"
-	"                         recorded nothing too\n";
+	"                         recorded nothing too\n"
+	"      --partitions K     run COMMAND K times, one after the other,\n"
+	"                         each measuring only the regions in its part\n"
+	"                         of K (TRMS_PARTITION=I/K), their profiles in\n"
+	"                         DIR/part-I-of-K/, then merge them all into\n"
+	"                         DIR/merged.trms: the profile of one full\n"
+	"                         measurement, each copy paying about 1/K of\n"
+	"                         it (COMMAND must do the same work each time;\n"
+	"                         a copy that fails stops the series)\n";
 
 /* The options that set a setting of the library come between: from its
  * table (config.c). */
@@ -101,7 +110,7 @@ static const char usage_tail[] =
 
 /* Options without a short form, and the settings' long-only options
  * (OPT_SETTING + their index in the table). */
-enum { OPT_ALL = 256, OPT_LIBRARY, OPT_SETTING };
+enum { OPT_ALL = 256, OPT_LIBRARY, OPT_PARTITIONS, OPT_SETTING };
 
 /* The column the options' help starts in, and the width of the text. */
 #define HELP_COLUMN 25
@@ -154,6 +163,7 @@ struct run_options {
 	const char *library;
 	int verbose;
 	bool keep_empty;
+	unsigned partitions; /* 0: one run, measuring every region */
 };
 
 #define MAX_OPTIONS 32
@@ -167,6 +177,7 @@ static void option_tables(struct option *longopts, char *shorts)
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "library", required_argument, NULL, OPT_LIBRARY },
+		{ "partitions", required_argument, NULL, OPT_PARTITIONS },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	size_t n_settings, n = 0;
@@ -231,6 +242,16 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		case OPT_LIBRARY:
 			o->library = optarg;
 			break;
+		case OPT_PARTITIONS: {
+			char *end;
+			unsigned long k = strtoul(optarg, &end, 10);
+			if (*optarg < '1' || *optarg > '9' || *end || k < 2 ||
+			    k > 1024)
+				return usage_error("run", "--partitions must be "
+							  "2 to 1024");
+			o->partitions = (unsigned)k;
+			break;
+		}
 		case 'h':
 			print_usage(stdout);
 			return -1;
@@ -389,6 +410,71 @@ static int run(struct run *r)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * --partitions K (the scheme of partitioned profiling, P3): the command
+ * run K times, copy I measuring the regions of part I, each copy a run of
+ * its own into DIR/part-I-of-K/, then all of them merged.  @return the
+ * exit status: the first failing copy's, else the merge's.
+ */
+static int run_partitions(struct run *r)
+{
+	struct run_place base;
+	unsigned k = r->options.partitions;
+	int status = 0;
+
+	if (getenv("TRMS_PARTITION") && *getenv("TRMS_PARTITION")) {
+		fprintf(stderr, "trms run: --partitions with TRMS_PARTITION "
+				"set: unset one of them\n");
+		return 2;
+	}
+	if (run_place_choose(&base, r->options.output, r->command[0]))
+		return 1;
+	if (!base.directory) {
+		fprintf(stderr, "trms run: --partitions needs a directory for "
+				"the profiles (-o DIR/), not a template\n");
+		run_place_free(&base);
+		return 2;
+	}
+	size_t len = strlen(base.directory) + 64;
+	char *dirs[1024] = { NULL }, value[32];
+	for (unsigned i = 1; i <= k && !status; i++) {
+		struct run copy = { .options = r->options, .command = r->command,
+				    .signals = r->signals, .signal_fd = -1 };
+		memcpy(copy.library, r->library, sizeof(copy.library));
+		dirs[i - 1] = xcalloc(1, len);
+		snprintf(dirs[i - 1], len, "%s/part-%u-of-%u/", base.directory,
+			 i, k);
+		copy.options.output = dirs[i - 1];
+		snprintf(value, sizeof(value), "%u/%u", i, k);
+		setenv("TRMS_PARTITION", value, 1);
+		fprintf(stderr, "trms run: copy %u of %u (TRMS_PARTITION=%s)\n",
+			i, k, value);
+		status = prepare(&copy);
+		if (!status)
+			status = run(&copy);
+		if (status)
+			fprintf(stderr, "trms run: copy %u of %u ended with "
+					"status %d: the parts are not merged\n",
+				i, k, status);
+	}
+	unsetenv("TRMS_PARTITION");
+	if (!status) {
+		char *merged = xcalloc(1, len);
+		snprintf(merged, len, "%smerged.trms", base.shown);
+		status = merge_profiles(dirs, k, merged, "trms run");
+		if (!status)
+			fprintf(stderr,
+				"trms run: the %u parts merged into %s; read it "
+				"with: trms report %s\n",
+				k, merged, merged);
+		free(merged);
+	}
+	for (unsigned i = 0; i < k && dirs[i]; i++)
+		free(dirs[i]);
+	run_place_free(&base);
+	return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run r = { .signal_fd = -1 };
@@ -400,6 +486,8 @@ int cmd_run(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	r.command = argv + optind;
 	rc = choose_library(&r);
+	if (!rc && r.options.partitions)
+		return run_partitions(&r);
 	if (!rc)
 		rc = prepare(&r);
 	return rc ? rc : run(&r);

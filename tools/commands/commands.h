@@ -16,6 +16,11 @@ int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 
+/* Merge the profiles @args (files or directories) into @output, messages
+ * prefixed by @who.  @return trms merge's exit status. */
+int merge_profiles(char *const *args, size_t n_args, const char *output,
+		   const char *who);
+
 /* Print "trms CMD: MESSAGE" (if any) and a pointer to --help; return the
  * exit status for bad usage, 2. */
 int usage_error(const char *cmd, const char *message);

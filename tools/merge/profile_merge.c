@@ -81,6 +81,7 @@ int profile_merge(const struct profile_doc *inputs, size_t n,
 		merge_regions(&m);
 		merge_threads(&m);
 		merge_tuples(&m);
+		merge_activations(&m);
 		merge_modules(&m);
 		merge_symbols(&m);
 		rc = merge_trees(&m);
@@ -103,7 +104,11 @@ int profile_merge(const struct profile_doc *inputs, size_t n,
 int profile_merge_write(const struct profile_doc *doc, const char *path)
 {
 	struct profile_writer *w = xcalloc(1, sizeof(*w));
-	int rc = profile_writer_open(w, path);
+	int rc;
+
+	if (doc->n_activations)
+		w->version = PROFILE_FORMAT_VERSION;
+	rc = profile_writer_open(w, path);
 
 	if (rc) {
 		free(w);
@@ -138,6 +143,11 @@ int profile_merge_write(const struct profile_doc *doc, const char *path)
 	for (size_t i = 0; i < doc->n_tuples; i++)
 		profile_writer_tuple(w, doc->tuples[i].thread,
 				     &doc->tuples[i].data);
+	for (size_t i = 0; i < doc->n_activations; i++) {
+		const struct profile_activations *a = &doc->activations[i];
+		profile_writer_activations(w, a->region, a->thread,
+					   a->activations, a->measured);
+	}
 	for (size_t i = 0; i < doc->n_modules; i++) {
 		const struct profile_module *m = &doc->modules[i];
 		profile_writer_module(w, m->id, m->start, m->end, m->base,

@@ -113,6 +113,12 @@ bool merge_map_thread(const struct merge *m, size_t input, uint64_t ordinal,
  * merge_threads(). */
 void merge_tuples(struct merge *m);
 
+/* ---- profile_merge_activations.c ---- */
+
+/* How many of each region's activations were measured, where not all
+ * were; after merge_tuples(). */
+void merge_activations(struct merge *m);
+
 /* ---- profile_merge_modules.c ---- */
 
 /* Modules, one per path, and m->maps' module ids. */

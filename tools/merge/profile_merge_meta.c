@@ -22,6 +22,7 @@ enum meta_rule {
 	META_MAXIMUM,    /* the largest ... */
 	META_COMPATIBLE, /* inputs that have it must agree */
 	META_DERIVED,    /* computed from the sums */
+	META_UNION,      /* every word of any input's value, once, sorted */
 };
 
 /* What must be equal wherever present, and how to say so. */
@@ -67,6 +68,9 @@ static enum meta_rule meta_rule(const char *key)
 		return META_MAXIMUM;
 	if (!strcmp(key, "sample_hz_delivered"))
 		return META_DERIVED;
+	/* The parts of a partition merged ("1/3 2/3"). */
+	if (!strcmp(key, "partition"))
+		return META_UNION;
 	return META_AGREE;
 }
 
@@ -168,6 +172,40 @@ static int merge_number(struct merge *m, const char *key,
 	return 0;
 }
 
+static void merge_union(struct merge *m, const char *key)
+{
+	size_t n = 0, cap = 8, len = 1;
+	char **words = xcalloc(cap, sizeof(*words));
+
+	for (size_t i = 0; i < m->n_inputs; i++) {
+		const char *v = meta_value(&m->inputs[i], key);
+		char *copy = v ? xstrdup(v) : NULL, *save = NULL;
+		for (char *w = copy ? strtok_r(copy, " ", &save) : NULL; w;
+		     w = strtok_r(NULL, " ", &save)) {
+			if (n == cap)
+				words = xrealloc(words,
+						 (cap *= 2) * sizeof(*words));
+			words[n++] = xstrdup(w);
+			len += strlen(w) + 1;
+		}
+		free(copy);
+	}
+	qsort(words, n, sizeof(*words), compare_text);
+	char *value = xcalloc(len, 1);
+	for (size_t i = 0; i < n; i++) {
+		if (!i || strcmp(words[i], words[i - 1])) {
+			if (*value)
+				strcat(value, " ");
+			strcat(value, words[i]);
+		}
+		free(words[i]);
+	}
+	if (n)
+		put_meta(m->out, key, value);
+	free(value);
+	free(words);
+}
+
 static void merge_agreed(struct merge *m, const char *key)
 {
 	const char *v = meta_value(&m->inputs[0], key);
@@ -242,6 +280,9 @@ int merge_meta(struct merge *m)
 			break;
 		case META_AGREE:
 			merge_agreed(m, keys[k]);
+			break;
+		case META_UNION:
+			merge_union(m, keys[k]);
 			break;
 		case META_DERIVED:
 			break;

@@ -1,0 +1,236 @@
+/*
+ * selection.c - which activations are measured (see selection.h): the
+ * settings, each thread's slots for its regions, and TRMS_BUDGET's
+ * adaptation of the rates.
+ */
+#define _GNU_SOURCE
+#include "selection.h"
+
+#include <dlfcn.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "config.h"
+#include "fnv1a.h"
+#include "log.h"
+#include "region.h"
+#include "vm.h"
+
+struct selection_settings selection;
+
+void selection_configure(void)
+{
+	memset(&selection, 0, sizeof(selection));
+	selection.threshold = SELECTION_ALWAYS / config.activation_sample;
+	selection.budget = config.budget_centi != 0;
+	selection.on = config.activation_sample > 1 || selection.budget ||
+		       config.partition_count > 1;
+	/* Partitions alone are exact to the last count, the kinds of
+	 * induced reads included: a thread's reads outside its measured
+	 * activations still stamp its cells (see docs/production.md). */
+	selection.outside_reads = config.activation_sample == 1 &&
+				  !selection.budget;
+}
+
+void selection_thread_init(struct selection_thread *s, uint64_t seed)
+{
+	memset(s, 0, sizeof(*s));
+	/* xorshift must not start at 0. */
+	s->rng = (seed * 0x9e3779b97f4a7c15ull) | 1;
+	s->until_check = SELECTION_CHECK_EVERY;
+}
+
+void selection_thread_fini(struct selection_thread *s)
+{
+	if (s->capacity)
+		vm_free(s->regions, s->capacity * sizeof(*s->regions));
+	s->regions = NULL;
+	s->capacity = 0;
+}
+
+void selection_after_fork(struct selection_thread *s)
+{
+	for (uint32_t id = 0; id < s->capacity; id++)
+		s->regions[id].activations = s->regions[id].measured = 0;
+}
+
+/*
+ * The part of the partition a region falls in: FNV-1a of its name's text,
+ * modulo the number of parts, so that every copy of a program puts each
+ * region in the same part.  A function (`trms cc`) is named by its
+ * address until the profile is written: its part comes from its address
+ * relative to its object and the object's name, the same in every copy.
+ */
+static uint64_t partition_hash(uint32_t id)
+{
+	uintptr_t fn;
+
+	if (region_function(id, &fn)) {
+		uint64_t h = FNV1A_OFFSET;
+		uintptr_t offset = fn;
+		Dl_info info;
+		if (dladdr((void *)fn, &info) && info.dli_fname) {
+			const char *base = strrchr(info.dli_fname, '/');
+			base = base ? base + 1 : info.dli_fname;
+			h = fnv1a_bytes(base, strlen(base), h);
+			offset = fn - (uintptr_t)info.dli_fbase;
+		}
+		return fnv1a_bytes(&offset, sizeof(offset), h);
+	}
+	return fnv1a_string(region_name(id));
+}
+
+static bool partition_member(uint32_t id)
+{
+	if (config.partition_count <= 1)
+		return true;
+	return partition_hash(id) % config.partition_count ==
+	       config.partition_index - 1;
+}
+
+/* Room for region @id in @s: a larger array, the old one kept (the
+ * profile writer may be reading it; growth doubles, so what is kept is
+ * at most what is used). */
+static bool grow(struct selection_thread *s, uint32_t id)
+{
+	uint32_t capacity = s->capacity ? s->capacity : 64;
+
+	while (capacity <= id)
+		capacity *= 2;
+	struct selection_region *regions =
+		vm_alloc(capacity * sizeof(*regions));
+	if (!regions)
+		return false;
+	if (s->capacity)
+		memcpy(regions, s->regions, s->capacity * sizeof(*regions));
+	/* The array first, then the capacity that makes it readable. */
+	__atomic_store_n(&s->regions, regions, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->capacity, capacity, __ATOMIC_RELEASE);
+	return true;
+}
+
+struct selection_region *selection_region_setup(struct selection_thread *s,
+						uint32_t id)
+{
+	if (id >= REGION_MAX || (id >= s->capacity && !grow(s, id)))
+		return NULL;
+	struct selection_region *r = &s->regions[id];
+	r->member = partition_member(id);
+	r->threshold = r->member ? selection.threshold : 0;
+	r->known = true;
+	return r;
+}
+
+/* ---- TRMS_BUDGET ---- */
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The level L at which giving each region min(its demand, L) spends
+ * @avail: the fair share (max-min fairness) of the budget, so that a
+ * region that costs little at full rate is measured whole and a costly
+ * one cannot starve the rest.  Found by bisection: the demands are
+ * ticks, a few dozen steps make it exact enough.
+ */
+static double fair_level(const struct selection_thread *s, double avail)
+{
+	double lo = 0, hi = avail;
+
+	for (int step = 0; step < 48; step++) {
+		double mid = (lo + hi) / 2, spent = 0;
+		for (uint32_t id = 0; id < s->capacity; id++) {
+			const struct selection_region *r = &s->regions[id];
+			if (!r->known || !r->member || !r->period_candidates)
+				continue;
+			double demand = (double)r->ticks_per_chosen *
+					r->period_candidates;
+			spent += demand < mid ? demand : mid;
+		}
+		if (spent > avail)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return lo;
+}
+
+/* A region's threshold never goes below this: about one candidate in a
+ * million stays measured, so that no region vanishes from the profile.
+ * (A region starts measured whole, until the first period ends.) */
+#define SELECTION_MIN_THRESHOLD ((uint64_t)1 << 12)
+
+static void adapt(struct selection_thread *s, double avail)
+{
+	double level = fair_level(s, avail);
+
+	for (uint32_t id = 0; id < s->capacity; id++) {
+		struct selection_region *r = &s->regions[id];
+		if (!r->known || !r->member)
+			continue;
+		if (r->period_chosen) {
+			/* A running average over about four periods. */
+			uint64_t per = r->period_ticks / r->period_chosen;
+			r->ticks_per_chosen =
+				r->ticks_per_chosen
+					? (3 * r->ticks_per_chosen + per) / 4
+					: per;
+		}
+		if (r->period_candidates && r->ticks_per_chosen) {
+			double demand = (double)r->ticks_per_chosen *
+					r->period_candidates;
+			double p = demand <= level ? 1.0 : level / demand;
+			uint64_t t = (uint64_t)(p * (double)SELECTION_ALWAYS);
+			if (t < SELECTION_MIN_THRESHOLD)
+				t = SELECTION_MIN_THRESHOLD;
+			r->threshold = t > SELECTION_ALWAYS ? SELECTION_ALWAYS
+							    : t;
+		}
+		r->period_candidates = r->period_chosen = 0;
+		r->period_ticks = 0;
+	}
+}
+
+void selection_budget_check(struct selection_thread *s, uint64_t excluded)
+{
+	s->until_check = SELECTION_CHECK_EVERY;
+	uint64_t now = clock_ticks();
+	if (!s->period_start_ticks) {
+		s->period_start_ticks = now;
+		s->period_start_cpu_ns = thread_cpu_ns();
+		s->period_start_excluded = excluded;
+		return;
+	}
+	if (clock_ticks_to_ns(now - s->period_start_ticks) <
+	    SELECTION_PERIOD_NS)
+		return;
+	uint64_t cpu_ns = thread_cpu_ns();
+	uint64_t cpu = cpu_ns - s->period_start_cpu_ns;
+	/* The budget in ticks, less what no rate controls: the library's
+	 * time outside measured activations (writes, I/O) and the skipped
+	 * activations' own. */
+	double ticks_per_ns =
+		(double)(now - s->period_start_ticks) /
+		(double)clock_ticks_to_ns(now - s->period_start_ticks);
+	double budget = (double)cpu * ticks_per_ns * config.budget_centi /
+			10000.0;
+	uint64_t inside = 0;
+	for (uint32_t id = 0; id < s->capacity; id++)
+		inside += s->regions[id].period_ticks;
+	uint64_t spent = excluded - s->period_start_excluded;
+	uint64_t fixed = (spent > inside ? spent - inside : 0) +
+			 s->period_skipped * selection.skip_ticks;
+	double avail = budget > (double)fixed ? budget - (double)fixed : 0;
+	adapt(s, avail);
+	s->period_start_ticks = now;
+	s->period_start_cpu_ns = cpu_ns;
+	s->period_start_excluded = excluded;
+	s->period_skipped = 0;
+}

@@ -1,0 +1,208 @@
+/*
+ * selection.h - which activations are measured.
+ *
+ * By default every activation is.  Three settings measure fewer, each
+ * thread deciding for itself, region by region (docs/production.md):
+ *  - TRMS_ACTIVATION_SAMPLE=N: about one candidate in N of each region,
+ *    at random;
+ *  - TRMS_BUDGET=P: the rate of each region adapted so that the library
+ *    takes at most P% of the thread's CPU time (selection.c);
+ *  - TRMS_PARTITION=I/K: only the regions whose name falls in part I.
+ *
+ * A candidate is an activation that begins while none of the thread's
+ * pending activations is measured.  A measured activation is measured
+ * whole: every activation nested in it is measured too (those of regions
+ * outside the partition are "silent": measured, so that their reads
+ * reach the enclosing activations exactly as in a full run, but not
+ * recorded).  A candidate that is not chosen is "skipped": its frame is
+ * still pushed (it is open, for the sampler and for the checks of ends
+ * and jumps) but its clock is not read, nothing is recorded, and while
+ * only skipped activations are pending the thread's reads are not
+ * recorded either.  Writes are always recorded: another thread's
+ * measured activation must see them.  What stays exact: docs/production.md.
+ */
+#ifndef TRMS_SELECTION_H
+#define TRMS_SELECTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "region.h"
+
+/* A candidate is measured if 32 random bits are below the threshold. */
+#define SELECTION_ALWAYS ((uint64_t)1 << 32)
+
+/* TRMS_BUDGET looks at the clock every SELECTION_CHECK_EVERY candidates
+ * of a thread, and adapts its rates once a period has passed. */
+#define SELECTION_CHECK_EVERY 256
+#define SELECTION_PERIOD_NS 10000000ull
+
+/* Each region on each thread, by region id. */
+struct selection_region {
+	uint64_t activations; /* begun: measured or not */
+	uint64_t measured;    /* of them, measured (recorded if a member) */
+	uint64_t threshold;   /* out of SELECTION_ALWAYS */
+	bool known;           /* set up (selection_region_setup) */
+	bool member;          /* in this process's partition */
+	/* TRMS_BUDGET, over the current period: candidates, the chosen ones,
+	 * and the library's time inside the chosen ones (clock ticks). */
+	uint32_t period_candidates, period_chosen;
+	uint64_t period_ticks;
+	/* The library's time per chosen activation, a running average in
+	 * ticks (0: not known yet). */
+	uint64_t ticks_per_chosen;
+};
+
+struct selection_thread {
+	/* By region id; a grown array replaces the old one, which is kept:
+	 * the profile writer may be reading it. */
+	struct selection_region *regions;
+	uint32_t capacity;
+	/* Index in the engine's stack of the outermost measured frame; 0:
+	 * none is pending. */
+	size_t measured_from;
+	uint64_t rng;
+	/* The thread's excluded time (cost.h) when the outermost measured
+	 * activation began. */
+	uint64_t excluded_at_open;
+	/* TRMS_BUDGET: candidates until the next look at the clock, and
+	 * where the period began. */
+	uint32_t until_check;
+	uint64_t period_start_ticks, period_start_cpu_ns;
+	uint64_t period_start_excluded, period_skipped;
+};
+
+/* What the settings ask, fixed at start (selection_configure). */
+struct selection_settings {
+	bool on;            /* anything but "measure everything" */
+	bool outside_reads; /* record reads outside measured activations */
+	bool budget;
+	uint64_t threshold; /* TRMS_ACTIVATION_SAMPLE's */
+	/* What a skipped activation costs, begin and end, in clock ticks
+	 * (calibrate.c, for the budget). */
+	uint64_t skip_ticks;
+	/* While calibrating: the calibration region's activations are
+	 * skipped (to time skip_ticks), else measured. */
+	bool calibrating_skips;
+};
+
+extern struct selection_settings selection;
+
+/* From the configuration, at start. */
+void selection_configure(void);
+
+/* Set up @s for a new thread (@seed differs between threads). */
+void selection_thread_init(struct selection_thread *s, uint64_t seed);
+
+/* Give back @s's memory (in a child after fork, for the threads that
+ * are not there). */
+void selection_thread_fini(struct selection_thread *s);
+
+/* In a child after fork: the counts start over with its profile. */
+void selection_after_fork(struct selection_thread *s);
+
+/* @s's slot for region @id, set up on first use; NULL if there is no
+ * memory for it. */
+struct selection_region *selection_region_setup(struct selection_thread *s,
+						uint32_t id);
+
+static inline struct selection_region *
+selection_region(struct selection_thread *s, uint32_t id)
+{
+	if (__builtin_expect(id < s->capacity && s->regions[id].known, 1))
+		return &s->regions[id];
+	return selection_region_setup(s, id);
+}
+
+/* TRMS_BUDGET: adapt the thread's rates if a period has passed.
+ * @excluded: the thread's excluded ticks now. */
+void selection_budget_check(struct selection_thread *s, uint64_t excluded);
+
+/* Whether a candidate of @r is measured. */
+static inline bool selection_pick(struct selection_thread *s,
+				  struct selection_region *r,
+				  uint64_t excluded)
+{
+	if (selection.budget) {
+		r->period_candidates++;
+		if (__builtin_expect(--s->until_check == 0, 0))
+			selection_budget_check(s, excluded);
+	}
+	if (r->threshold >= SELECTION_ALWAYS)
+		return true;
+	/* xorshift64: random enough that periodic behaviour does not
+	 * alias with the choices, and a few instructions. */
+	uint64_t x = s->rng;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	s->rng = x;
+	return (x >> 32) < r->threshold;
+}
+
+enum selection_kind {
+	SELECTION_MEASURED, /* recorded */
+	SELECTION_SILENT,   /* measured, not recorded: outside the partition */
+	SELECTION_SKIPPED,  /* not measured */
+};
+
+/* An activation of region @id begins on a thread whose engine stack is
+ * @depth deep, @excluded its excluded ticks. */
+static inline enum selection_kind selection_begin(struct selection_thread *s,
+						  uint32_t id, size_t depth,
+						  uint64_t excluded)
+{
+	if (__builtin_expect(id == REGION_CALIBRATION, 0)) {
+		if (selection.calibrating_skips && !s->measured_from)
+			return SELECTION_SKIPPED;
+		if (!s->measured_from)
+			s->measured_from = depth + 1;
+		return SELECTION_MEASURED;
+	}
+	struct selection_region *r = selection_region(s, id);
+
+	if (__builtin_expect(!r, 0))
+		return s->measured_from ? SELECTION_SILENT : SELECTION_SKIPPED;
+	r->activations++;
+	if (s->measured_from) {
+		if (!r->member)
+			return SELECTION_SILENT;
+	} else {
+		if (!selection_pick(s, r, excluded))
+			return SELECTION_SKIPPED;
+		s->measured_from = depth + 1;
+		s->excluded_at_open = excluded;
+		if (selection.budget)
+			r->period_chosen++;
+	}
+	r->measured++;
+	return SELECTION_MEASURED;
+}
+
+/* The frame at @depth + 1, of region @id, was popped. */
+static inline void selection_end(struct selection_thread *s, uint32_t id,
+				 size_t depth, uint64_t excluded)
+{
+	if (depth >= s->measured_from)
+		return;
+	s->measured_from = 0;
+	if (selection.budget && id < s->capacity)
+		s->regions[id].period_ticks += excluded - s->excluded_at_open;
+}
+
+/* A skipped activation's frame is about to be popped. */
+static inline void selection_skipped_end(struct selection_thread *s)
+{
+	if (selection.budget)
+		s->period_skipped++;
+}
+
+/* Reads are not recorded now: only skipped activations are pending (or
+ * none), and reads outside measured activations are not kept. */
+static inline bool selection_skips_reads(const struct selection_thread *s)
+{
+	return selection.on && !selection.outside_reads && !s->measured_from;
+}
+
+#endif
