@@ -106,6 +106,11 @@ activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
 	if (selection.on) {
 		enum selection_kind kind = selection_begin(
 			&t->sel, id, t->engine.depth, t->cost.excluded);
+		if (kind == SELECTION_SKIPPED &&
+		    engine_try_push_uncounted(&t->engine, id, key, cfa)) {
+			t->busy = false;
+			return 0;
+		}
 		uint32_t tag = kind == SELECTION_MEASURED ? runtime_tag() : 0;
 		int rc = engine_call(&t->engine, id, tag, key, cfa,
 				     t->engine.events);
@@ -147,7 +152,7 @@ activation_close_skipped(struct trms_thread *t, bool matches)
 		return false;
 	t->busy = true;
 	selection_skipped_end(&t->sel);
-	(void)engine_pop(&t->engine);
+	engine_drop(&t->engine);
 	t->busy = false;
 	return true;
 }

@@ -268,6 +268,41 @@ static inline int engine_call(struct engine_thread *t, uint32_t region,
 	return engine_call_slow(t, region, tag, key, cfa, cost_now);
 }
 
+/*
+ * An activation the caller does not measure (selection.h), pending only
+ * below every activation it measures: a frame with tag 0 that no access
+ * counts for.  It gets no stamp (0 keeps the stack's stamps in order,
+ * being below all the others) and its counters are never read, so the
+ * push is a few stores and engine_drop only lowers the depth.  @return
+ * false (nothing done) if engine_call must push it instead.
+ */
+static inline bool engine_try_push_uncounted(struct engine_thread *t,
+					     uint32_t region, const void *key,
+					     uintptr_t cfa)
+{
+	if (__builtin_expect(t->depth + 1 >= t->capacity || engine_tracer, 0))
+		return false;
+	struct frame *f = &t->stack[t->depth + 1];
+	__atomic_store_n(&f->ts, 0, __ATOMIC_RELAXED);
+	f->region = region;
+	f->tag = 0;
+	f->key = key;
+	f->cfa = cfa;
+	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Close the innermost activation, one that no access counted for
+ * (engine_try_push_uncounted's, or one only skipped frames are below),
+ * without handing its counters to its parent. */
+static inline void engine_drop(struct engine_thread *t)
+{
+	if (__builtin_expect(engine_tracer != NULL, 0))
+		engine_trace_return(t);
+	t->unstamped -= t->unstamped != 0;
+	__atomic_store_n(&t->depth, t->depth - 1, __ATOMIC_RELAXED);
+}
+
 /* A return reads and writes only partial counts, which a renumbering
  * never touches, and the depth, which it reads atomically: no RCU
  * section is needed. */

@@ -70,9 +70,11 @@ static void write_selection_meta(struct profile_writer *w)
 		profile_writer_meta_u64(w, "activation_sample",
 					config.activation_sample);
 	if (config.budget_centi) {
-		text_format(text, sizeof(text), "%u.%02u",
+		/* (text_format has no field widths.) */
+		text_format(text, sizeof(text), "%u.%u%u",
 			    config.budget_centi / 100,
-			    config.budget_centi % 100);
+			    config.budget_centi / 10 % 10,
+			    config.budget_centi % 10);
 		profile_writer_meta(w, "budget_percent", text);
 	}
 	if (config.partition_count > 1) {

@@ -1,0 +1,116 @@
+#!/bin/sh
+# selection.sh TRMS LIBRARY SEL_PROG WORKDIR - measuring some activations
+# only (docs/production.md), on sel_prog's deterministic runs (costs in
+# events, no sampling), checked by compare.py against a run that
+# measures every activation:
+#  - TRMS_ACTIVATION_SAMPLE=10 and 100, one thread and two: every tuple
+#    is one the full run has, its costs and induced reads exactly the
+#    full run's; a flat region is measured about 1 time in N (within 5
+#    standard deviations);
+#  - TRMS_PARTITION=I/3 for I = 1, 2, 3: `trms merge` of the three is the
+#    full run, tuple for tuple; so is what `trms run --partitions 3`
+#    merges;
+#  - TRMS_BUDGET=1 (costs in ns) on a read-heavy region: some of its
+#    activations are measured, not all, and the profile says so;
+#  - bad values are refused with a message, the default kept.
+set -u
+trms=$1 lib=$2 prog=$3 work=$4
+here=$(dirname "$0")
+. "$here/../checks.sh"
+fresh_dir "$work"
+compare="python3 $here/compare.py"
+
+# run NAME [VAR=VALUE...] -- ARGS: sel_prog ARGS preloaded, costs in
+# events, its profile in $work/NAME.trms.
+run() {
+	name=$1
+	shift
+	env TRMS_COST=events TRMS_SAMPLE_HZ=0 "TRMS_OUTPUT=$work/$name.trms" \
+		"LD_PRELOAD=$lib" "$@" >"$work/$name.out" 2>"$work/$name.err" ||
+		fail "$name: exit status $?: $(cat "$work/$name.err")"
+}
+
+rounds=20000
+for mode in single threads; do
+	run "$mode-full" "$prog" "$mode" $rounds
+	for n in 10 100; do
+		run "$mode-s$n" TRMS_ACTIVATION_SAMPLE=$n "$prog" "$mode" $rounds
+		grep -q "^meta activation_sample $n\$" "$work/$mode-s$n.trms" ||
+			fail "$mode-s$n: no meta activation_sample $n"
+	done
+	$compare "$work/$mode-full.trms" "$work/$mode-s10.trms" \
+		"$work/$mode-s100.trms" || fail "$mode: sampled runs"
+	for i in 1 2 3; do
+		run "$mode-p$i" TRMS_PARTITION=$i/3 "$prog" "$mode" $rounds
+	done
+	"$trms" merge -o "$work/$mode-parts.trms" "$work/$mode-p1.trms" \
+		"$work/$mode-p2.trms" "$work/$mode-p3.trms" ||
+		fail "$mode: trms merge of the parts"
+	$compare "$work/$mode-full.trms" "$work/$mode-parts.trms" --equal ||
+		fail "$mode: the parts merged are not the full run"
+	grep -q '^meta partition 1/3 2/3 3/3$' "$work/$mode-parts.trms" ||
+		fail "$mode: the merged parts do not say which they are"
+done
+
+# Each part measured only its own regions: none has tuples in two.
+for i in 1 2 3; do
+	awk '$1 == "region" { name[$2] = $3 }
+	     $1 == "tuple" && !seen[$2]++ { print name[$2] }' \
+		"$work/single-p$i.trms"
+done | sort | uniq -d >"$work/shared-regions"
+[ -s "$work/shared-regions" ] &&
+	fail "regions measured by two parts: $(cat "$work/shared-regions")"
+
+run flat-full "$prog" flat 100000
+for n in 10 100; do
+	run "flat-s$n" TRMS_ACTIVATION_SAMPLE=$n "$prog" flat 100000
+	$compare "$work/flat-full.trms" "$work/flat-s$n.trms" \
+		--fraction "flat:$n" >"$work/flat-s$n.compare" ||
+		fail "flat, 1 in $n: $(cat "$work/flat-s$n.compare")"
+done
+
+# trms run: the options, and --partitions merging for itself.
+"$trms" run -c events -F 0 --partitions 3 -o "$work/run-parts/" -- \
+	"$prog" single $rounds >"$work/run-parts.out" 2>&1 ||
+	fail "trms run --partitions 3: $(cat "$work/run-parts.out")"
+$compare "$work/single-full.trms" "$work/run-parts/merged.trms" --equal ||
+	fail "trms run --partitions 3: the merge is not the full run"
+"$trms" run -c events -F 0 --activation-sample 7 -o "$work/run-s7/" -- \
+	"$prog" flat 1000 >"$work/run-s7.out" 2>&1 ||
+	fail "trms run --activation-sample 7: $(cat "$work/run-s7.out")"
+grep -q '^meta activation_sample 7$' "$work"/run-s7/*.trms ||
+	fail "trms run --activation-sample 7: not in the profile"
+
+# The budget: a region whose measurement costs many times its own time.
+env TRMS_SAMPLE_HZ=0 TRMS_BUDGET=1 "TRMS_OUTPUT=$work/budget.trms" \
+	"LD_PRELOAD=$lib" "$prog" flat 2000000 2>"$work/budget.err" ||
+	fail "TRMS_BUDGET=1: exit status $?: $(cat "$work/budget.err")"
+grep -q '^meta budget_percent 1.00$' "$work/budget.trms" ||
+	fail "TRMS_BUDGET=1: no meta budget_percent"
+awk '$1 == "region" && $3 == "flat" { id = $2 }
+     $1 == "activations" && $2 == id { all += $4; measured += $5 }
+     END { if (!(measured > 0 && measured < all / 2)) exit 1
+	   print measured " of " all " measured" }' "$work/budget.trms" \
+	>"$work/budget.fraction" ||
+	fail "TRMS_BUDGET=1: flat not measured in part: $(grep ^activations "$work/budget.trms")"
+
+# Refused values keep the default (and say so).
+env TRMS_COST=events TRMS_BUDGET=2 TRMS_SAMPLE_HZ=0 \
+	"TRMS_OUTPUT=$work/budget-events.trms" "LD_PRELOAD=$lib" \
+	"$prog" flat 100 2>"$work/budget-events.err"
+grep -q 'TRMS_BUDGET needs costs in ns' "$work/budget-events.err" ||
+	fail "TRMS_BUDGET with events: no message"
+grep -q '^activations' "$work/budget-events.trms" &&
+	fail "TRMS_BUDGET with events: activations were skipped"
+for bad in TRMS_ACTIVATION_SAMPLE=0 TRMS_ACTIVATION_SAMPLE=x \
+	TRMS_PARTITION=4/3 TRMS_PARTITION=0/2 TRMS_PARTITION=1 \
+	TRMS_BUDGET=101 TRMS_BUDGET=-1 TRMS_BUDGET=1.; do
+	env "$bad" TRMS_COST=events TRMS_SAMPLE_HZ=0 \
+		"TRMS_OUTPUT=$work/bad.trms" "LD_PRELOAD=$lib" "$prog" flat 10 \
+		2>"$work/bad.err"
+	grep -q "${bad%%=*}=.* is not valid" "$work/bad.err" ||
+		fail "$bad: not refused: $(cat "$work/bad.err")"
+	grep -q '^activations\|^meta activation_sample\|^meta partition' \
+		"$work/bad.trms" && fail "$bad: not the default"
+done
+finish selection
