@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h> /* not used here: files that include this rely on it */
 
 enum cost_unit { COST_NS, COST_EVENTS };
@@ -28,6 +29,7 @@ struct config {
 	int sample_toggle_signal; /* 0: none */
 	char run_socket[256]; /* see TRMS_RUN_SOCKET (run_link.h) */
 	char trace[CONFIG_PATH_MAX]; /* TRMS_TRACE: "" for none */
+	uint64_t interval_ns; /* TRMS_INTERVAL: 0 for no windows */
 };
 
 extern struct config config;

@@ -47,14 +47,28 @@ int template_expand(const char *template, long pid, const char *program,
 	return rc;
 }
 
-int template_suffixed(const char *path, unsigned n, char *out, size_t len)
+/* @path with ".@mark@n" before its ".trms" (or at its end). */
+static int suffixed(const char *path, const char *mark, unsigned long n,
+		    char *out, size_t len)
 {
 	size_t path_len = strlen(path);
 	const char *ext = path_len >= 5 && !strcmp(path + path_len - 5, ".trms")
 				  ? ".trms"
 				  : "";
 	size_t stem = path_len - strlen(ext);
-	int w = text_format(out, len, "%.*s.%u%s", (int)stem, path, n, ext);
+	int w = text_format(out, len, "%.*s.%s%lu%s", (int)stem, path, mark, n,
+			    ext);
 
 	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
+}
+
+int template_suffixed(const char *path, unsigned n, char *out, size_t len)
+{
+	return suffixed(path, "", n, out, len);
+}
+
+int template_windowed(const char *path, unsigned long window, char *out,
+		      size_t len)
+{
+	return suffixed(path, "w", window, out, len);
 }

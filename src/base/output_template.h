@@ -19,4 +19,10 @@ int template_expand(const char *template, long pid, const char *program,
  * @return 0, or -ENAMETOOLONG. */
 int template_suffixed(const char *path, unsigned n, char *out, size_t len);
 
+/* @path with ".w@window" before its ".trms" (or at its end): where a
+ * window of the profile at @path goes (TRMS_INTERVAL).  @return 0, or
+ * -ENAMETOOLONG. */
+int template_windowed(const char *path, unsigned long window, char *out,
+		      size_t len);
+
 #endif
