@@ -72,3 +72,23 @@ int template_windowed(const char *path, unsigned long window, char *out,
 {
 	return suffixed(path, "w", window, out, len);
 }
+
+bool template_is_window(const char *name, unsigned long *window)
+{
+	size_t len = strlen(name), end = len;
+
+	if (len >= 5 && !strcmp(name + len - 5, ".trms"))
+		end -= 5;
+	size_t digits = end;
+	while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+		digits--;
+	if (digits == end || end - digits > 18 || digits < 2 ||
+	    name[digits - 1] != 'w' || name[digits - 2] != '.')
+		return false;
+	if (window) {
+		*window = 0;
+		for (size_t i = digits; i < end; i++)
+			*window = *window * 10 + (unsigned long)(name[i] - '0');
+	}
+	return true;
+}

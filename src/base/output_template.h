@@ -6,6 +6,7 @@
 #ifndef TRMS_OUTPUT_TEMPLATE_H
 #define TRMS_OUTPUT_TEMPLATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* @template with %p replaced by @pid, %e by @program and %% by a percent
@@ -24,5 +25,9 @@ int template_suffixed(const char *path, unsigned n, char *out, size_t len);
  * -ENAMETOOLONG. */
 int template_windowed(const char *path, unsigned long window, char *out,
 		      size_t len);
+
+/* Whether file name @name is a window's (NAME.wN.trms, or NAME.wN), and
+ * which (*@window, if not NULL). */
+bool template_is_window(const char *name, unsigned long *window);
 
 #endif
