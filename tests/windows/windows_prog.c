@@ -56,7 +56,9 @@ int main(void)
 			scan(buffer[0], 1024);
 			pause_ms(20);
 		}
-		_exit(0);
+		/* exit, not _exit: after _exit no last window is
+		 * written (docs/windows.md). */
+		exit(0);
 	}
 	worker(buffer[0]);
 	pthread_join(helper, NULL);
