@@ -18,6 +18,7 @@
 #include "profile_write.h"
 #include "hooks.h"
 #include "trace_write.h"
+#include "window_write.h"
 
 struct runtime runtime;
 atomic_int runtime_state;
@@ -100,6 +101,7 @@ static void start_once(void)
 	 * thread 0.  (Costs in nanoseconds are calibrated later, at the first
 	 * region: see api.c.) */
 	(void)thread_self();
+	window_writer_start();
 	if (output_expand(config.output, getpid(), path, sizeof(path)))
 		strcpy(path, "(a path too long to use)");
 	else if (!run_link_active())
@@ -131,6 +133,17 @@ __attribute__((destructor)) static void trms_destructor(void)
 	runtime_exit_begin();
 	uint64_t start = clock_monotonic_ns();
 	log_debug("exit: writing the profile");
+	if (config.interval_ns) {
+		/* The last window ends with the calling thread's open
+		 * regions, as the whole run's profile does. */
+		struct trms_thread *me = thread_current;
+		if (me && !me->busy) {
+			me->busy = true;
+			thread_close_all(me);
+			me->busy = false;
+		}
+		window_writer_stop(true);
+	}
 	runtime_write_profile(WRITE_EXIT);
 	runtime_exit_end();
 	/* What the exit costs the process (TRMS_VERBOSE=2). */

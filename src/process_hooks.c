@@ -28,6 +28,7 @@
 #include "calibrate.h"
 #include "hooks.h"
 #include "profile_write.h"
+#include "window_write.h"
 
 /*
  * Whose time is it?  The handlers' own work is the library's: a sample
@@ -107,6 +108,8 @@ static void after_fork_child(void)
 	thread_after_fork_child();
 	trace_after_fork_child();
 	calibrate_after_fork_child();
+	/* The parent's window writer is not in the child: its own. */
+	window_writer_after_fork_child();
 	fork_busy(false);
 }
 
@@ -119,6 +122,8 @@ void process_hooks_start(void)
 static void before_exec(void)
 {
 	if (runtime_active()) {
+		/* The windows end with this image's profile. */
+		window_writer_stop(true);
 		runtime_write_profile(WRITE_EXEC);
 		sampler_before_exec();
 	}
@@ -129,8 +134,10 @@ static int after_exec(int rc)
 {
 	int saved_errno = errno;
 
-	if (runtime_active())
+	if (runtime_active()) {
 		sampler_after_failed_exec();
+		window_writer_start();
+	}
 	errno = saved_errno;
 	return rc;
 }

@@ -230,25 +230,45 @@ int profile_for_each_tuple(const struct profile_table *t,
 			   void (*fn)(void *ctx, const struct tuple_data *tuple),
 			   void *ctx, size_t *skipped)
 {
-	struct tuple_array *a = atomic_load_explicit(
+	return profile_for_each_tuple_of(&t, 1, fn, ctx, skipped);
+}
+
+static struct tuple_array *array_of(const struct profile_table *t)
+{
+	return atomic_load_explicit(
 		(_Atomic(struct tuple_array *) *)&t->array,
 		memory_order_acquire);
+}
+
+int profile_for_each_tuple_of(const struct profile_table *const *tables,
+			      size_t n_tables,
+			      void (*fn)(void *ctx,
+					 const struct tuple_data *tuple),
+			      void *ctx, size_t *skipped)
+{
+	struct tuple_array *arrays[PROFILE_FOLD_MAX];
 	struct slot_copy *copies;
-	size_t n = 0, bytes;
+	size_t n = 0, bytes = 0;
 	bool stuck;
 
-	if (!a)
+	if (n_tables > PROFILE_FOLD_MAX)
+		return -EINVAL;
+	for (size_t k = 0; k < n_tables; k++) {
+		arrays[k] = array_of(tables[k]);
+		bytes += arrays[k] ? arrays[k]->capacity * sizeof(*copies) : 0;
+	}
+	if (!bytes)
 		return 0;
-	bytes = a->capacity * sizeof(*copies);
 	copies = vm_alloc(bytes);
 	if (!copies)
 		return -ENOMEM;
-	for (size_t i = 0; i < a->capacity; i++) {
-		if (read_slot(&a->slot[i], &copies[n], &stuck))
-			n++;
-		else if (stuck && skipped)
-			(*skipped)++;
-	}
+	for (size_t k = 0; k < n_tables; k++)
+		for (size_t i = 0; arrays[k] && i < arrays[k]->capacity; i++) {
+			if (read_slot(&arrays[k]->slot[i], &copies[n], &stuck))
+				n++;
+			else if (stuck && skipped)
+				(*skipped)++;
+		}
 	for (unsigned metric = METRIC_TRMS; metric <= METRIC_RMS; metric++) {
 		fold_metric = metric;
 		sort_in_place(copies, n, sizeof(*copies), compare_copies);
@@ -267,6 +287,82 @@ int profile_for_each_tuple(const struct profile_table *t,
 	}
 	vm_free(copies, bytes);
 	return 0;
+}
+
+/* Fold @from (a slot that holds still) into @into, a slot of the same key
+ * or an empty one, which nobody else writes or reads meanwhile. */
+static void absorb_slot(struct tuple_slot *into, const struct tuple_slot *from)
+{
+	struct tuple_data moved = { 0 };
+
+	if (!atomic_load_explicit(&into->seq, memory_order_relaxed)) {
+		*into = *from;
+		atomic_store_explicit(&into->seq, 2, memory_order_relaxed);
+		return;
+	}
+	/* The activations that cost @from's first cost join @into's own
+	 * first ones, or its others. */
+	if (from->first_cost == into->first_cost) {
+		into->first_count += from->first_count;
+	} else {
+		add_first_cost(&moved, from->first_cost, from->first_count);
+	}
+	struct tuple_data others = {
+		.count = from->count, .min = from->min, .max = from->max,
+		.sum = from->sum,
+		.sumsq = (unsigned __int128)from->sumsq_hi << 64 | from->sumsq_lo,
+	};
+	struct tuple_data mine = {
+		.count = into->count, .min = into->min, .max = into->max,
+		.sum = into->sum,
+		.sumsq = (unsigned __int128)into->sumsq_hi << 64 | into->sumsq_lo,
+	};
+	tuple_merge(&mine, &moved);
+	tuple_merge(&mine, &others);
+	into->count = mine.count;
+	into->min = mine.count ? mine.min : UINT64_MAX;
+	into->max = mine.max;
+	into->sum = mine.sum;
+	into->sumsq_lo = (uint64_t)mine.sumsq;
+	into->sumsq_hi = (uint64_t)(mine.sumsq >> 64);
+	into->induced_thread += from->induced_thread;
+	into->induced_external += from->induced_external;
+}
+
+int profile_table_absorb(struct profile_table *into,
+			 const struct profile_table *from)
+{
+	struct tuple_array *a = array_of(from), *b;
+
+	/* Room for every key first, so that it is all or nothing. */
+	while (!(b = array_of(into)) ||
+	       (into->used + from->used + 1) * 8 > b->capacity * 5)
+		if (grow(into))
+			return -ENOMEM;
+	for (size_t i = 0; a && i < a->capacity; i++) {
+		const struct tuple_slot *s = &a->slot[i];
+		if (!atomic_load_explicit(&s->seq, memory_order_relaxed))
+			continue;
+		struct tuple_slot *d = probe(b, s->region, s->trms, s->rms);
+		if (!atomic_load_explicit(&d->seq, memory_order_relaxed))
+			into->used++;
+		absorb_slot(d, s);
+	}
+	return 0;
+}
+
+void profile_table_clear(struct profile_table *t)
+{
+	struct tuple_array *a = array_of(t);
+
+	for (size_t i = 0; i < t->n_retired; i++)
+		vm_free(t->retired[i], array_bytes(t->retired[i]->capacity));
+	t->n_retired = 0;
+	if (a)
+		memset(a->slot, 0, a->capacity * sizeof(a->slot[0]));
+	memset(t->memo, 0, sizeof(t->memo));
+	t->used = 0;
+	t->failed = false;
 }
 
 void tuple_merge(struct tuple_data *into, const struct tuple_data *tuple)

@@ -175,6 +175,27 @@ int profile_for_each_tuple(const struct profile_table *t,
 			   void (*fn)(void *ctx, const struct tuple_data *tuple),
 			   void *ctx, size_t *skipped);
 
+/* profile_for_each_tuple over the union of up to PROFILE_FOLD_MAX
+ * tables (a thread's windows, see output/window_write.c): tuples of the
+ * same key in several tables are folded into one. */
+#define PROFILE_FOLD_MAX 4
+int profile_for_each_tuple_of(const struct profile_table *const *tables,
+			      size_t n_tables,
+			      void (*fn)(void *ctx,
+					 const struct tuple_data *tuple),
+			      void *ctx, size_t *skipped);
+
+/* Add every activation of @from to @into.  Neither may change meanwhile:
+ * @into's owner is the caller, @from's owner has left it.  @return 0, or
+ * -ENOMEM (then none of @from is in @into). */
+int profile_table_absorb(struct profile_table *into,
+			 const struct profile_table *from);
+
+/* Empty @t for reuse, keeping its array (its owner has left it, and no
+ * reader walks it).  Its dropped count and slow time stay: they only
+ * grow. */
+void profile_table_clear(struct profile_table *t);
+
 /* Fold @tuple into @into (same key): counts and sums add, bounds combine.
  * This is the merge of DESIGN §7 (associative and commutative). */
 void tuple_merge(struct tuple_data *into, const struct tuple_data *tuple);

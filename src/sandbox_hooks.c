@@ -37,6 +37,7 @@
 #include "thread.h"
 #include "hooks.h"
 #include "profile_write.h"
+#include "window_write.h"
 
 static void before_sandbox(bool every_thread)
 {
@@ -48,6 +49,10 @@ static void before_sandbox(bool every_thread)
 		  "written now, %s",
 		  every_thread ? "every thread" : "this thread",
 		  every_thread ? "the library stops" : "this thread unprofiled");
+	/* The window writer is a thread too: a filter on every thread would
+	 * hold it.  It ends first, its last window cut now. */
+	if (every_thread)
+		window_writer_stop(true);
 	runtime_write_profile(WRITE_EXEC);
 	signal_hooks_stop();
 	thread_enter_sandbox();

@@ -19,6 +19,11 @@ static __thread bool self_gone __attribute__((tls_model("initial-exec")));
 static __thread bool self_sandboxed
 	__attribute__((tls_model("initial-exec")));
 
+void thread_disown_self(void)
+{
+	self_gone = true;
+}
+
 bool thread_is_gone(void)
 {
 	return self_gone;
@@ -51,7 +56,9 @@ void thread_record_observed(struct trms_thread *t, const struct frame *f,
 		return;
 	if (observer)
 		observer(t, &a);
-	if (profile_record(&t->profile, a.region, a.trms, a.rms, a.cost,
+	if (profile_record(atomic_load_explicit(&t->recording,
+						memory_order_relaxed),
+			   a.region, a.trms, a.rms, a.cost,
 			   a.induced_thread, a.induced_external))
 		thread_record_failed();
 }
@@ -184,6 +191,11 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 		return NULL;
 	}
 	profile_table_init(&t->profile);
+	atomic_init(&t->recording, &t->profile);
+	if (config.interval_ns && (t->windows = vm_alloc(sizeof(*t->windows)))) {
+		profile_table_init(&t->windows->spare);
+		profile_table_init(&t->windows->past);
+	}
 	thread_cost_defaults(t);
 	selection_thread_init(&t->sel, clock_ticks() ^ (uintptr_t)t);
 	if (origin) {
@@ -222,6 +234,16 @@ struct trms_thread *thread_attach(void)
 	return t;
 }
 
+static void thread_windows_free(struct trms_thread *t)
+{
+	if (!t->windows)
+		return;
+	profile_table_fini(&t->windows->spare);
+	profile_table_fini(&t->windows->past);
+	vm_free(t->windows, sizeof(*t->windows));
+	t->windows = NULL;
+}
+
 void thread_after_fork_child(void)
 {
 	struct trms_thread *self = thread_current, *t, *next;
@@ -238,6 +260,7 @@ void thread_after_fork_child(void)
 		if (!t->dead)
 			engine_thread_fini(&t->engine);
 		profile_table_fini(&t->profile);
+		thread_windows_free(t);
 		cct_fini(&t->sampler.cct);
 		selection_thread_fini(&t->sel);
 		vm_free(t, sizeof(*t));
@@ -248,6 +271,12 @@ void thread_after_fork_child(void)
 	profile_table_fini(&self->profile);
 	profile_table_init(&self->profile);
 	selection_after_fork(&self->sel);
+	atomic_store(&self->recording, &self->profile);
+	if (self->windows) {
+		profile_table_fini(&self->windows->spare);
+		profile_table_fini(&self->windows->past);
+		memset(self->windows, 0, sizeof(*self->windows));
+	}
 	self->ordinal = runtime.next_ordinal++;
 	self->has_creator = false;
 	self->context_depth = 0;

@@ -39,12 +39,32 @@ struct thread_origin {
 	struct cct_step path[SAMPLER_CONTEXT_MAX];
 };
 
+/* A thread's tables with TRMS_INTERVAL (see output/window_write.c): it
+ * records into one of profile and spare while the window writer folds
+ * the other, once written as a window, into past. */
+struct thread_windows {
+	struct profile_table spare;
+	struct profile_table past; /* the windows written */
+	struct profile_table *cut; /* the ended window's table, or NULL */
+	bool ready; /* the thread has surely left cut: it may be read */
+	/* The thread's counters (enum window_counter) when the window
+	 * before the ended one ended, and when the ended one did. */
+	uint64_t base[5], at_cut[5];
+};
+
+enum window_counter { WIN_IN_BYTES, WIN_IN_CALLS, WIN_OUT_BYTES,
+		      WIN_OUT_CALLS, WIN_DROPPED };
+
 /* Everything the library keeps for one thread of the program.  Fields
  * other than those under the runtime lock are touched only by the thread
  * itself. */
 struct trms_thread {
 	struct engine_thread engine;
+	/* Where activations are recorded: &profile, or with windows the
+	 * table the window writer points it to. */
+	struct profile_table *_Atomic recording;
 	struct profile_table profile;
+	struct thread_windows *windows; /* TRMS_INTERVAL only */
 	struct name_cache names;
 	struct function_cache *functions; /* at the first function region */
 	struct cost_meter cost;
@@ -100,6 +120,10 @@ static inline struct trms_thread *thread_self(void)
 	return __builtin_expect(t != NULL, 1) ? t : thread_attach();
 }
 
+/* The calling thread is the library's own (the window writer): the
+ * hooks leave it alone, as a thread past its exit. */
+void thread_disown_self(void);
+
 /* True once the calling thread has gone through its exit. */
 bool thread_is_gone(void);
 
@@ -152,7 +176,10 @@ static inline void thread_record(struct trms_thread *t, const struct frame *f,
 		return thread_record_observed(t, f, cost);
 	if (!f->tag || f->tag != runtime_tag())
 		return;
-	if (__builtin_expect(profile_record(&t->profile, f->region,
+	if (__builtin_expect(profile_record(atomic_load_explicit(
+						    &t->recording,
+						    memory_order_relaxed),
+					    f->region,
 					    (uint64_t)f->trms,
 					    (uint64_t)f->rms, cost,
 					    (uint64_t)f->induced_thread,
@@ -189,7 +216,31 @@ static inline void thread_block_end(struct sampler_thread *s)
 static inline uint64_t thread_slow_ticks(const struct trms_thread *t)
 {
 	return t->lookup_slow_ticks + t->engine.slow_ticks +
-	       t->profile.slow_ticks;
+	       t->profile.slow_ticks +
+	       (t->windows ? t->windows->spare.slow_ticks : 0);
+}
+
+/* Activations of @t that could not be recorded (out of memory). */
+static inline uint64_t thread_dropped(const struct trms_thread *t)
+{
+	return __atomic_load_n(&t->profile.dropped, __ATOMIC_RELAXED) +
+	       (t->windows ? __atomic_load_n(&t->windows->spare.dropped,
+					     __ATOMIC_RELAXED)
+			   : 0);
+}
+
+/* The tables that hold @t's activations, into @out (PROFILE_FOLD_MAX):
+ * with windows, the one it records into, the ended window's, the
+ * windows written.  @return how many. */
+static inline size_t thread_tables(const struct trms_thread *t,
+				   const struct profile_table **out)
+{
+	out[0] = &t->profile;
+	if (!t->windows)
+		return 1;
+	out[1] = &t->windows->spare;
+	out[2] = &t->windows->past;
+	return 3;
 }
 
 /* Close all of the calling thread's open activations, recording them as

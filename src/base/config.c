@@ -201,6 +201,32 @@ static int apply_partition(struct config *c, const char *value)
 	return 0;
 }
 
+/* Seconds with up to 9 decimals ("5", "0.2"), 0 for none, else at least
+ * 0.05 and at most a day, into nanoseconds; no strtod: the program's
+ * locale may want a comma. */
+static int apply_interval(struct config *c, const char *value)
+{
+	uint64_t ns = 0, scale = 1000000000u;
+	const char *p = value;
+
+	if (!*p || *p == '.')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (ns > 86400ull * 1000000000u)
+			return -EINVAL;
+		ns = ns * 10 + (uint64_t)(*p - '0') * 1000000000u;
+	}
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			scale /= 10;
+			ns += (uint64_t)(*p - '0') * scale;
+		}
+	if (*p || (ns && ns < 50000000u) || ns > 86400ull * 1000000000u)
+		return -EINVAL;
+	c->interval_ns = ns;
+	return 0;
+}
+
 static int apply_run_socket(struct config *c, const char *value)
 {
 	return copy_text(c->run_socket, sizeof(c->run_socket), value);
@@ -278,6 +304,17 @@ static const struct config_setting settings[] = {
 	  "SIGTRAP, SIGSYS, SIGKILL, SIGSTOP nor 32 or 33",
 	  "sending this signal to the process turns sampling off and on",
 	  "", { 0 }, apply_sample_signal },
+	{ "TRMS_INTERVAL", "seconds, 0.05 to 86400 (decimals allowed), or 0",
+	  "every so many seconds, write the profile of the time since the "
+	  "last one (a window) beside the main profile, as NAME.wN.trms; "
+	  "the profile at exit still covers the whole run (0: no windows; "
+	  "see docs/windows.md)",
+	  "0",
+	  { 0, "interval", "S",
+	    "every S seconds (decimals allowed, at least 0.05) each process "
+	    "also writes the profile of the last S seconds, a window "
+	    "(default 0: none)" },
+	  apply_interval },
 	{ "TRMS_TRACE", "a path, or empty",
 	  "write every operation of the engine, in the order it did them, "
 	  "as a trace `trms replay` reads, to check the profile against the "

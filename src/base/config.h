@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h> /* not used here: files that include this rely on it */
 
 enum cost_unit { COST_NS, COST_EVENTS };
@@ -32,6 +33,7 @@ struct config {
 	unsigned budget_centi;      /* TRMS_BUDGET in 1/100 %; 0: none */
 	unsigned partition_index;   /* 1..partition_count */
 	unsigned partition_count;   /* 1: no partition */
+	uint64_t interval_ns; /* TRMS_INTERVAL: 0 for no windows */
 };
 
 extern struct config config;

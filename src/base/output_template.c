@@ -47,14 +47,48 @@ int template_expand(const char *template, long pid, const char *program,
 	return rc;
 }
 
-int template_suffixed(const char *path, unsigned n, char *out, size_t len)
+/* @path with ".@mark@n" before its ".trms" (or at its end). */
+static int suffixed(const char *path, const char *mark, unsigned long n,
+		    char *out, size_t len)
 {
 	size_t path_len = strlen(path);
 	const char *ext = path_len >= 5 && !strcmp(path + path_len - 5, ".trms")
 				  ? ".trms"
 				  : "";
 	size_t stem = path_len - strlen(ext);
-	int w = text_format(out, len, "%.*s.%u%s", (int)stem, path, n, ext);
+	int w = text_format(out, len, "%.*s.%s%lu%s", (int)stem, path, mark, n,
+			    ext);
 
 	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
+}
+
+int template_suffixed(const char *path, unsigned n, char *out, size_t len)
+{
+	return suffixed(path, "", n, out, len);
+}
+
+int template_windowed(const char *path, unsigned long window, char *out,
+		      size_t len)
+{
+	return suffixed(path, "w", window, out, len);
+}
+
+bool template_is_window(const char *name, unsigned long *window)
+{
+	size_t len = strlen(name), end = len;
+
+	if (len >= 5 && !strcmp(name + len - 5, ".trms"))
+		end -= 5;
+	size_t digits = end;
+	while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+		digits--;
+	if (digits == end || end - digits > 18 || digits < 2 ||
+	    name[digits - 1] != 'w' || name[digits - 2] != '.')
+		return false;
+	if (window) {
+		*window = 0;
+		for (size_t i = digits; i < end; i++)
+			*window = *window * 10 + (unsigned long)(name[i] - '0');
+	}
+	return true;
 }

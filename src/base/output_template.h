@@ -6,6 +6,7 @@
 #ifndef TRMS_OUTPUT_TEMPLATE_H
 #define TRMS_OUTPUT_TEMPLATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* @template with %p replaced by @pid, %e by @program and %% by a percent
@@ -18,5 +19,15 @@ int template_expand(const char *template, long pid, const char *program,
  * of a process (after exec) puts its profile beside the first one's.
  * @return 0, or -ENAMETOOLONG. */
 int template_suffixed(const char *path, unsigned n, char *out, size_t len);
+
+/* @path with ".w@window" before its ".trms" (or at its end): where a
+ * window of the profile at @path goes (TRMS_INTERVAL).  @return 0, or
+ * -ENAMETOOLONG. */
+int template_windowed(const char *path, unsigned long window, char *out,
+		      size_t len);
+
+/* Whether file name @name is a window's (NAME.wN.trms, or NAME.wN), and
+ * which (*@window, if not NULL). */
+bool template_is_window(const char *name, unsigned long *window);
 
 #endif

@@ -89,6 +89,12 @@ const char *profile_thread_key_word(enum profile_thread_key key);
 int profile_thread_key(const char *word);
 
 /* The region ids of a thread's creation context are separated by this. */
+/* Meta keys of a window's profile (TRMS_INTERVAL): its number, from 1,
+ * and when it began and ended, ns since the epoch. */
+#define PROFILE_META_WINDOW "window"
+#define PROFILE_META_WINDOW_START "window_start_ns"
+#define PROFILE_META_WINDOW_END "window_end_ns"
+
 #define PROFILE_CONTEXT_SEPARATOR "/"
 /* A module line says whether the module was still loaded. */
 #define PROFILE_MODULE_LOADED "loaded"

@@ -15,6 +15,7 @@
 #include "lock.h"
 #include "log.h"
 #include "output.h"
+#include "profile_format.h"
 #include "profile_writer.h"
 #include "sys.h"
 #include "text.h"
@@ -174,12 +175,31 @@ static void write_activations(struct profile_writer *w,
 	}
 }
 
+/* A thread's counter: its value, or in a window its change over the
+ * window. */
+static uint64_t counter(const struct trms_thread *t, const uint64_t *value,
+			enum window_counter which, bool window)
+{
+	if (window)
+		return t->windows->at_cut[which] - t->windows->base[which];
+	return __atomic_load_n(value, __ATOMIC_RELAXED);
+}
+
+/* @t's part of the window being written is there to read. */
+static bool window_ready(const struct trms_thread *t)
+{
+	return t->windows && t->windows->cut && t->windows->ready;
+}
+
 static void write_threads(struct profile_writer *w, size_t *skipped,
-			  uint64_t *dropped)
+			  uint64_t *dropped, const struct dump_window *window)
 {
 	struct trms_thread *t;
+	bool win = window != NULL;
 
 	cds_list_for_each_entry(t, &runtime.threads, link) {
+		if (win && !window_ready(t))
+			continue;
 		struct thread_info info = {
 			.ordinal = t->ordinal,
 			.name = t->name,
@@ -187,32 +207,42 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 			.creator = t->creator,
 			.context = t->context,
 			.context_depth = t->context_depth,
-			.in_bytes = __atomic_load_n(&t->in_bytes,
-						    __ATOMIC_RELAXED),
-			.in_calls = __atomic_load_n(&t->in_calls,
-						    __ATOMIC_RELAXED),
-			.out_bytes = __atomic_load_n(&t->out_bytes,
-						     __ATOMIC_RELAXED),
-			.out_calls = __atomic_load_n(&t->out_calls,
-						     __ATOMIC_RELAXED),
-			.sampled = sampler_active(),
+			.in_bytes = counter(t, &t->in_bytes, WIN_IN_BYTES, win),
+			.in_calls = counter(t, &t->in_calls, WIN_IN_CALLS, win),
+			.out_bytes =
+				counter(t, &t->out_bytes, WIN_OUT_BYTES, win),
+			.out_calls =
+				counter(t, &t->out_calls, WIN_OUT_CALLS, win),
+			/* Samples are the whole run's only. */
+			.sampled = !win && sampler_active(),
 			.samples = cct_load(&t->sampler.samples),
 			.cpu_ns = sampler_thread_cpu_ns(&t->sampler),
 			.library_samples = cct_load(
 				&t->sampler.dropped[DROP_IN_LIBRARY]),
-			.library_ns = library_ns(t),
+			.library_ns = win ? 0 : library_ns(t),
 		};
 		profile_writer_thread(w, &info);
 	}
-	cds_list_for_each_entry(t, &runtime.threads, link)
-		write_activations(w, t);
+	/* The counts are the whole run's: a window has none (merging the
+	 * windows must not count them again). */
+	if (!win)
+		cds_list_for_each_entry(t, &runtime.threads, link)
+			write_activations(w, t);
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		struct dump_thread d = { w, t->ordinal };
-		if (profile_for_each_tuple(&t->profile, dump_tuple, &d,
-					   skipped))
+		const struct profile_table *tables[PROFILE_FOLD_MAX];
+		size_t n = thread_tables(t, tables);
+		if (win) {
+			if (!window_ready(t))
+				continue;
+			tables[0] = t->windows->cut;
+			n = 1;
+		}
+		if (profile_for_each_tuple_of(tables, n, dump_tuple, &d,
+					      skipped))
 			w->error = ENOMEM;
-		*dropped += __atomic_load_n(&t->profile.dropped,
-					    __ATOMIC_RELAXED);
+		*dropped += win ? counter(t, NULL, WIN_DROPPED, true)
+				: thread_dropped(t);
 	}
 }
 
@@ -237,7 +267,12 @@ bool profile_recorded_anything(bool abrupt)
 	if (!take_runtime_lock(abrupt))
 		return true;
 	cds_list_for_each_entry(t, &runtime.threads, link) {
-		if (__atomic_load_n(&t->profile.used, __ATOMIC_RELAXED) ||
+		const struct profile_table *tables[PROFILE_FOLD_MAX];
+		size_t n = thread_tables(t, tables), used = 0;
+		for (size_t i = 0; i < n; i++)
+			used += __atomic_load_n(&tables[i]->used,
+						__ATOMIC_RELAXED);
+		if (used ||
 		    __atomic_load_n(&t->in_calls, __ATOMIC_RELAXED) ||
 		    __atomic_load_n(&t->out_calls, __ATOMIC_RELAXED) ||
 		    cct_load(&t->sampler.samples)) {
@@ -257,20 +292,33 @@ unsigned profile_dump_version(void)
 
 int profile_dump(struct profile_writer *w, bool abrupt)
 {
+	return profile_dump_part(w, abrupt, NULL);
+}
+
+int profile_dump_part(struct profile_writer *w, bool abrupt,
+		      const struct dump_window *window)
+{
 	size_t skipped = 0;
 	uint64_t dropped = 0;
 
 	write_meta(w);
+	if (window) {
+		profile_writer_meta_u64(w, PROFILE_META_WINDOW, window->number);
+		profile_writer_meta_u64(w, PROFILE_META_WINDOW_START,
+					window->start_ns);
+		profile_writer_meta_u64(w, PROFILE_META_WINDOW_END,
+					window->end_ns);
+	}
 	function_names_write(w, !abrupt);
 	if (!take_runtime_lock(abrupt))
 		return -EBUSY;
-	write_threads(w, &skipped, &dropped);
+	write_threads(w, &skipped, &dropped, window);
 	/* Names are looked up in the objects' files: not from a signal
 	 * handler or _exit, where trms report does it instead. */
-	sample_dump(w, !abrupt);
+	if (!window)
+		sample_dump(w, !abrupt);
 	pthread_mutex_unlock(&runtime.lock);
 	profile_writer_meta_u64(w, "tuples_skipped", skipped);
 	profile_writer_meta_u64(w, "tuples_dropped", dropped);
 	return 0;
 }
-

@@ -6,6 +6,7 @@
 #define TRMS_PROFILE_DUMP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct profile_writer;
 
@@ -17,6 +18,17 @@ int profile_dump(struct profile_writer *w, bool abrupt);
 
 /* The format version the profile needs (profile_writer's version). */
 unsigned profile_dump_version(void);
+/* A window of TRMS_INTERVAL (window_write.c): its number, from 1, and
+ * when it began and ended (ns since the epoch). */
+struct dump_window {
+	uint64_t number, start_ns, end_ns;
+};
+
+/* profile_dump for @window (NULL: the whole run): its meta says which
+ * window it is, its threads' counters and tuples are those of the window
+ * (the tables of the threads' windows' cut), and it has no samples. */
+int profile_dump_part(struct profile_writer *w, bool abrupt,
+		      const struct dump_window *window);
 
 /* Whether the process recorded anything at all: a tuple, a sample, data
  * through a hooked call (when in doubt, yes). */

@@ -23,6 +23,7 @@
 #include "profile_writer.h"
 #include "real.h"
 #include "run_link.h"
+#include "output_template.h"
 #include "profile_dump.h"
 #include "text.h"
 
@@ -97,19 +98,28 @@ static void restore_signals(const sigset_t *saved)
 	REAL(pthread_sigmask)(SIG_SETMASK, saved, NULL);
 }
 
-/* Write the profile file at @path.  @return 0 or -errno, with words for
- * it in *@why. */
-static int write_file(const char *path, enum write_reason reason,
-		      const char **why)
+/* Written by the window writer, one window at a time (window_write.c). */
+static struct profile_writer window_writer;
+
+/* The writer for @window (NULL: the process's profile). */
+static struct profile_writer *writer_for(const struct dump_window *window)
 {
-	struct profile_writer *w = &writer;
+	return window ? &window_writer : &writer;
+}
+
+/* Write the profile file (of @window, or NULL) at @path.  @return 0 or
+ * -errno, with words for it in *@why. */
+static int write_file(const char *path, enum write_reason reason,
+		      const struct dump_window *window, const char **why)
+{
+	struct profile_writer *w = writer_for(window);
 	int rc;
 
 	w->version = profile_dump_version();
 	rc = profile_writer_open(w, path);
 
 	if (!rc) {
-		rc = profile_dump(w, reason == WRITE_ABRUPT);
+		rc = profile_dump_part(w, reason == WRITE_ABRUPT, window);
 		if (rc) {
 			profile_writer_abort(w);
 			*why = busy;
@@ -124,17 +134,19 @@ static int write_file(const char *path, enum write_reason reason,
 /* Hand the profile to trms run.  @return 0, -errno (*@why: the
  * library's trouble), or 1 if trms run could not be reached or the
  * connection broke: nothing was kept. */
-static int deliver(bool last, enum write_reason reason, const char **why)
+static int deliver(bool last, enum write_reason reason,
+		   const struct dump_window *window, const char **why)
 {
-	struct profile_writer *w = &writer;
-	struct run_message m = { .kind = RUN_PROFILE, .last = last };
+	struct profile_writer *w = writer_for(window);
+	struct run_message m = { .kind = RUN_PROFILE, .last = last,
+				 .window = window ? window->number : 0 };
 	struct run_delivery d;
 
 	if (run_link_open(&d, &m))
 		return 1;
 	w->version = profile_dump_version();
 	profile_writer_start(w, run_link_send, &d);
-	int rc = profile_dump(w, reason == WRITE_ABRUPT);
+	int rc = profile_dump_part(w, reason == WRITE_ABRUPT, window);
 	if (rc) {
 		/* Cut short: trms run keeps nothing of it. */
 		run_link_close(&d);
@@ -204,19 +216,28 @@ static bool skip_empty(bool last, enum write_reason reason)
 /* Write the profile here (the template's directory depends on the
  * process, or trms run cannot be reached: gone, another network
  * namespace, a sandbox), and tell trms run if there is one. */
-static int write_here(bool last, enum write_reason reason, char *path,
-		      size_t len, const char **why)
+static int write_here(bool last, enum write_reason reason,
+		      const struct dump_window *window, char *path, size_t len,
+		      const char **why)
 {
-	int rc = output_path(config.output, path, len);
+	char main_path[CONFIG_PATH_MAX];
+	int rc = output_path(config.output, main_path, sizeof(main_path));
 
+	if (!rc && window)
+		rc = template_windowed(main_path, window->number, path, len);
+	else if (!rc && strlen(main_path) < len)
+		strcpy(path, main_path);
+	else if (!rc)
+		rc = -ENAMETOOLONG;
 	if (rc)
 		*why = text_errno(-rc);
 	else
-		rc = write_file(path, reason, why);
+		rc = write_file(path, reason, window, why);
 	if (run_link_active()) {
 		struct run_message m = {
 			.kind = rc ? RUN_FAILED : RUN_WRITTEN,
 			.last = last,
+			.window = window ? window->number : 0,
 			.path = path,
 			.error = -rc,
 			.reason = *why,
@@ -282,13 +303,14 @@ int runtime_write_profile(enum write_reason reason)
 		writer.scale = 1.0;
 		writer.ns_per_tick =
 			config.cost == COST_NS ? clock_ns_per_tick : NULL;
-		rc = delivering() ? deliver(last, reason, &why) : 1;
+		rc = delivering() ? deliver(last, reason, NULL, &why) : 1;
 		handed = rc == 0;
 		if (handed)
 			strcpy(path, "trms run, which writes it in its "
 				     "directory");
 		else if (rc == 1)
-			rc = write_here(last, reason, path, sizeof(path), &why);
+			rc = write_here(last, reason, NULL, path,
+					sizeof(path), &why);
 	}
 	release_flush_lock();
 	restore_signals(&saved);
@@ -309,5 +331,27 @@ int runtime_write_profile(enum write_reason reason)
 			 engine_shadow_bytes(&runtime.engine) >> 10);
 	if (!rc && last)
 		profile_log_sampling();
+	return rc;
+}
+
+int runtime_write_window(const struct dump_window *window, char *path,
+			 size_t len, const char **why)
+{
+	int rc;
+
+	*why = NULL;
+	if (!runtime_own_process() || atomic_load(&runtime.finished))
+		return 0;
+	window_writer.scale = 1.0;
+	window_writer.ns_per_tick =
+		config.cost == COST_NS ? clock_ns_per_tick : NULL;
+	rc = delivering() ? deliver(false, WRITE_FLUSH, window, why) : 1;
+	if (rc == 0)
+		text_format(path, len, "trms run, which writes it in its "
+				       "directory");
+	else if (rc == 1)
+		rc = write_here(false, WRITE_FLUSH, window, path, len, why);
+	if (rc && !*why)
+		*why = text_errno(rc < 0 ? -rc : EIO);
 	return rc;
 }

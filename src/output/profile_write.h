@@ -8,6 +8,7 @@
 #define TRMS_PROFILE_WRITE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* How a profile write came about. */
 enum write_reason {
@@ -22,6 +23,14 @@ enum write_reason {
 /* Write the profile.  A last write also closes the calling thread's open
  * regions, and later writes do nothing.  @return 0 or -errno. */
 int runtime_write_profile(enum write_reason reason);
+
+/* Write the profile of @window (window_write.c: the threads' tables of
+ * the window just cut) beside the process's profile, or hand it to trms
+ * run, without the lock of the process's profile: only the window writer
+ * calls it.  @return 0 or -errno, with where in @path and why in *@why. */
+struct dump_window;
+int runtime_write_window(const struct dump_window *window, char *path,
+			 size_t len, const char **why);
 
 /* Around the last profile's write at a normal exit (the destructor):
  * from the program's exit on, terminating signals come too late (see

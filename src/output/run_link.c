@@ -217,6 +217,8 @@ static int send_header(int fd, const struct run_message *m)
 	put_number(header, &len, "process_start", output_process_start());
 	put_number(header, &len, "image", runtime.start_realtime_ns);
 	put_line(header, &len, "program", output_program_name());
+	if (m->window)
+		put_number(header, &len, "window", m->window);
 	if (m->path)
 		put_line(header, &len, "path", m->path);
 	if (m->kind == RUN_FAILED) {

@@ -17,6 +17,7 @@ enum run_kind { RUN_PROFILE, RUN_EMPTY, RUN_WRITTEN, RUN_FAILED };
 struct run_message {
 	enum run_kind kind;
 	bool last;
+	unsigned long window; /* a window's profile (TRMS_INTERVAL), or 0 */
 	const char *path;   /* RUN_WRITTEN, RUN_FAILED */
 	int error;          /* RUN_FAILED: errno */
 	const char *reason; /* RUN_FAILED: in words */

@@ -28,6 +28,10 @@
  *                               since the epoch): tells exec'd images of
  *                               one process apart
  *   program NAME                what %e stands for
+ *   window N                    profile, written, failed: a window's
+ *                               profile (TRMS_INTERVAL), N from 1; trms
+ *                               run names it as the image's profile
+ *                               with .wN before .trms
  *   path PATH                   written, failed: where the process wrote
  *                               its profile, or tried to
  *   error N                     failed: the errno

@@ -19,6 +19,7 @@
 #include "output_file.h"
 #include "pprof_export.h"
 #include "profile_paths.h"
+#include "report_windows.h"
 #include "profile_reader.h"
 #include "report_library.h"
 #include "report_output.h"
@@ -66,6 +67,13 @@ static const char usage[] =
 	"               number of activations per size, cost / g(n), trms\n"
 	"               against rms; and the sampled calling context tree as\n"
 	"               an icicle.  The options above apply\n"
+	"  --windows    the windows of a run (TRMS_INTERVAL, trms run\n"
+	"               --interval: PROFILE.wN.trms; a directory stands for\n"
+	"               the windows in it): per region, a line per window\n"
+	"               with its calls, largest input, cost per input cell\n"
+	"               and growth class, to see them change as the run goes\n"
+	"               (docs/windows.md); regions in name order.  --size\n"
+	"               and --stat apply\n"
 	"  --tuples     every tuple as tab-separated values, one per line,\n"
 	"               under the header line\n"
 	"               region thread metric n count min max sum sumsq "
@@ -118,7 +126,7 @@ static const char usage[] =
 	"it was).\n";
 
 enum form { FORM_TABLE, FORM_JSON, FORM_HTML, FORM_TUPLES, FORM_TREE,
-	    FORM_FOLDED, FORM_PPROF };
+	    FORM_FOLDED, FORM_PPROF, FORM_WINDOWS };
 
 struct settings {
 	enum form form;
@@ -184,8 +192,8 @@ static int set_form(struct settings *s, enum form form)
 {
 	if (s->form_given && s->form != form)
 		return usage_error("report", "--json, --html, --tuples, "
-					     "--tree, --folded and --pprof "
-					     "exclude each other");
+					     "--tree, --folded, --pprof and "
+					     "--windows exclude each other");
 	s->form = form;
 	s->form_given = true;
 	return 0;
@@ -201,6 +209,7 @@ static int form_option(struct settings *s, int c, const char *arg)
 	} forms[] = {
 		{ 't', FORM_TUPLES }, { 'T', FORM_TREE }, { 'F', FORM_FOLDED },
 		{ 'j', FORM_JSON },   { 'H', FORM_HTML }, { 'p', FORM_PPROF },
+		{ 'W', FORM_WINDOWS },
 	};
 	size_t k = 0;
 
@@ -280,6 +289,7 @@ static int parse_options(int argc, char **argv, struct settings *s)
 {
 	static const struct option longopts[] = {
 		{ "tuples", no_argument, NULL, 't' },
+		{ "windows", no_argument, NULL, 'W' },
 		{ "tree", no_argument, NULL, 'T' },
 		{ "folded", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'j' },
@@ -302,7 +312,7 @@ static int parse_options(int argc, char **argv, struct settings *s)
 	int c, rc = 0;
 
 	while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c && strchr("tTFjHp", c))
+		if (c && strchr("tTFjHpW", c))
 			rc = form_option(s, c, optarg);
 		else if (c && strchr("mszofnc", c))
 			rc = choice_option(s, c, optarg);
@@ -449,6 +459,7 @@ static int print_form(const struct settings *s, struct report *r,
 		      char *const *paths)
 {
 	struct view v;
+	char err[512];
 
 	switch (s->form) {
 	case FORM_PPROF:
@@ -464,6 +475,13 @@ static int print_form(const struct settings *s, struct report *r,
 		else
 			view_print_folded(&v, stdout);
 		view_free(&v);
+		return 0;
+	case FORM_WINDOWS:
+		if (report_print_windows(stdout, r, docs, n_docs, &s->opt, err,
+					 sizeof(err))) {
+			fprintf(stderr, "trms report: %s\n", err);
+			return 2;
+		}
 		return 0;
 	case FORM_TABLE:
 	case FORM_JSON:
@@ -488,8 +506,10 @@ int cmd_report(int argc, char **argv)
 
 	if (status)
 		return status < 0 ? 0 : status;
-	if (profile_paths_expand(argv + optind, (size_t)(argc - optind),
-				 &inputs, err, sizeof(err))) {
+	if (profile_paths_expand_windows(argv + optind,
+					 (size_t)(argc - optind),
+					 s.form == FORM_WINDOWS, &inputs, err,
+					 sizeof(err))) {
 		fprintf(stderr, "trms report: %s\n", err);
 		return 2;
 	}

@@ -110,6 +110,7 @@ void collector_add_outcome(struct run_collector *c,
 	c->outcomes[c->n_outcomes++] = (struct outcome){
 		.kind = kind,
 		.last = k->h.last,
+		.window = k->h.window,
 		.peer = k->peer,
 		.pid = k->h.pid,
 		.process_start = k->h.process_start,

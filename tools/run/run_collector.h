@@ -29,6 +29,7 @@ enum outcome_kind {
 struct outcome {
 	enum outcome_kind kind;
 	bool last;     /* the image's last word (not a flush, not an exec) */
+	unsigned long window; /* a window's (TRMS_INTERVAL) outcome, or 0 */
 	pid_t peer;    /* the process, as trms run sees its pid */
 	long pid;      /* ... as it sees itself */
 	uint64_t process_start;

@@ -20,6 +20,7 @@ enum message_kind { KIND_PROFILE, KIND_EMPTY, KIND_WRITTEN, KIND_FAILED };
 struct header {
 	enum message_kind kind;
 	bool last;
+	unsigned long window; /* a window's profile, or 0 */
 	long pid;
 	uint64_t process_start, image;
 	char program[256];

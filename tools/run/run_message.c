@@ -145,6 +145,9 @@ static bool parse_header(const struct run_collector *c, char *text,
 			parse_number(value, &h->process_start);
 		} else if (!strcmp(line, "image")) {
 			parse_number(value, &h->image);
+		} else if (!strcmp(line, "window")) {
+			if (parse_number(value, &number) && number < (1ul << 40))
+				h->window = (unsigned long)number;
 		} else if (!strcmp(line, "program")) {
 			snprintf(h->program, sizeof(h->program), "%s", value);
 		} else if (!strcmp(line, "path")) {
@@ -192,6 +195,13 @@ static bool header_done(struct run_collector *c, struct connection *k)
 		return true;
 	}
 	int rc = choose_name(c, &k->h, name, sizeof(name));
+	/* A window goes beside the image's profile, named after it. */
+	if (!rc && k->h.window) {
+		char image_name[sizeof(name)];
+		snprintf(image_name, sizeof(image_name), "%s", name);
+		rc = template_windowed(image_name, k->h.window, name,
+				       sizeof(name));
+	}
 	if (!rc && (size_t)snprintf(k->path, sizeof(k->path), "%s/%s",
 				    c->directory, name) >= sizeof(k->path))
 		rc = -ENAMETOOLONG;

@@ -69,14 +69,17 @@ static int by_string(const void *a, const void *b)
 }
 
 /* The distinct paths of the profiles written, sorted (caller frees the
- * array, not the strings). */
-static char **written_paths(const struct run_collector *c, size_t *n_out)
+ * array, not the strings): of the windows (TRMS_INTERVAL) if @windows,
+ * else of the processes' profiles. */
+static char **written_paths(const struct run_collector *c, bool windows,
+			    size_t *n_out)
 {
 	char **paths = xcalloc(c->n_outcomes + 1, sizeof(*paths));
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->n_outcomes; i++)
-		if (c->outcomes[i].kind == OUTCOME_WRITTEN)
+		if (c->outcomes[i].kind == OUTCOME_WRITTEN &&
+		    (c->outcomes[i].window != 0) == windows)
 			paths[n++] = c->outcomes[i].path;
 	qsort(paths, n, sizeof(*paths), by_string);
 	size_t distinct = 0;
@@ -91,7 +94,7 @@ size_t run_profiles_written(const struct run_collector *c)
 {
 	size_t n;
 
-	free(written_paths(c, &n));
+	free(written_paths(c, false, &n));
 	return n;
 }
 
@@ -234,16 +237,30 @@ static void print_failures(FILE *out, const struct run_end *end)
 
 static void print_counts(FILE *out, const struct run_end *end)
 {
-	size_t processes, empty, n_paths;
-	char **paths = written_paths(end->collector, &n_paths);
+	size_t processes, empty, n_paths, n_windows;
+	char **paths = written_paths(end->collector, false, &n_paths);
+	char **windows = written_paths(end->collector, true, &n_windows);
 
 	count_processes(end->collector, &processes, &empty);
-	if (end->verbose)
+	if (end->verbose) {
 		for (size_t i = 0; i < n_paths; i++) {
 			fputs("trms: profile written: ", out);
 			print_path(out, end, paths[i]);
 			fputc('\n', out);
 		}
+		for (size_t i = 0; i < n_windows; i++) {
+			fputs("trms: window written: ", out);
+			print_path(out, end, windows[i]);
+			fputc('\n', out);
+		}
+	}
+	if (n_windows)
+		fprintf(out,
+			"trms: %zu %s of the run's profiles (TRMS_INTERVAL) "
+			"beside them, *.wN.trms; compare them with: trms "
+			"report --windows\n",
+			n_windows, plural(n_windows, "window", "windows"));
+	free(windows);
 	fprintf(out, "trms: %zu %s, ", processes,
 		plural(processes, "process", "processes"));
 	if (!n_paths)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "output_template.h"
 #include "xalloc.h"
 
 static void add(struct profile_paths *p, size_t *cap, char *path)
@@ -38,7 +39,7 @@ static int by_name(const void *a, const void *b)
 
 /* The profiles in directory @dir, appended.  @return how many, or -errno. */
 static int add_directory(struct profile_paths *p, size_t *cap,
-			 const char *dir)
+			 const char *dir, bool windows)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -47,7 +48,8 @@ static int add_directory(struct profile_paths *p, size_t *cap,
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {
-		if (!is_profile_name(e->d_name))
+		if (!is_profile_name(e->d_name) ||
+		    template_is_window(e->d_name, NULL) != windows)
 			continue;
 		char *path;
 		xasprintf(&path, "%s%s%s", dir,
@@ -64,6 +66,13 @@ static int add_directory(struct profile_paths *p, size_t *cap,
 int profile_paths_expand(char *const *args, size_t n,
 			 struct profile_paths *out, char *err, size_t errlen)
 {
+	return profile_paths_expand_windows(args, n, false, out, err, errlen);
+}
+
+int profile_paths_expand_windows(char *const *args, size_t n, bool windows,
+				 struct profile_paths *out, char *err,
+				 size_t errlen)
+{
 	size_t cap = 0;
 	struct stat st;
 
@@ -74,16 +83,17 @@ int profile_paths_expand(char *const *args, size_t n,
 			add(out, &cap, xstrdup(args[i]));
 			continue;
 		}
-		int found = add_directory(out, &cap, args[i]);
+		int found = add_directory(out, &cap, args[i], windows);
 		if (found <= 0) {
 			if (found < 0)
 				snprintf(err, errlen, "%s: %s", args[i],
 					 strerror(-found));
 			else
 				snprintf(err, errlen,
-					 "%s: no profile (*.trms) in this "
-					 "directory",
-					 args[i]);
+					 "%s: no %s in this directory",
+					 args[i],
+					 windows ? "window (*.wN.trms)"
+						 : "profile (*.trms)");
 			profile_paths_free(out);
 			return found < 0 ? found : -ENOENT;
 		}

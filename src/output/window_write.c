@@ -1,0 +1,295 @@
+/*
+ * window_write.c - profiles while the program runs (TRMS_INTERVAL; see
+ * window_write.h and docs/windows.md).
+ *
+ * Each thread records its activations, without locks, into the table its
+ * `recording` points to: its profile table or its spare one.  Cutting a
+ * window, the writer (a thread of the library's, started only when
+ * windows are asked for) points every thread to its other table, makes
+ * sure each thread has left the one it was using (below), writes the
+ * window from those tables, then folds them into the thread's `past`
+ * table and empties them for the window after next.  The profile of the
+ * whole run folds all three tables, so it is right at any moment; the
+ * windows add up to it exactly.
+ *
+ * The handshake.  A thread records only while marked busy (call.h); the
+ * writer may read a table once it has seen the owner not busy after the
+ * switch.  On x86 the owner's store of busy may still sit in its store
+ * buffer when it loads `recording`, so an expedited membarrier (one
+ * interrupt of each running thread of the process, microseconds) after
+ * the switch makes every thread's earlier stores visible first; without
+ * membarrier the writer waits a millisecond instead.  A thread that stays
+ * busy longer than a sample takes is not waited for: its part goes into
+ * the next window.  The program's threads never wait for the writer.
+ */
+#define _GNU_SOURCE
+#include "window_write.h"
+#include "thread.h"
+
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "log.h"
+#include "profile_dump.h"
+#include "profile_write.h"
+#include "real.h"
+#include "run_link.h"
+
+/* How long the writer waits for a busy thread to leave the library: about
+ * what a sample takes; a thread still busy after it is taken next time. */
+#define BUSY_WAIT_NS 50000u
+
+static struct {
+	pthread_mutex_t lock; /* stopping, the wake-up */
+	pthread_cond_t wake;
+	pthread_mutex_t cut_lock; /* one cut at a time */
+	pthread_t thread;
+	bool running, stopping;
+	bool failed;	      /* no memory to fold windows: no more */
+	bool said_unwritable; /* a window could not be written: said */
+	unsigned long number; /* the last window's number */
+	uint64_t start_ns;    /* when the current window began (epoch) */
+	int fence_command;    /* membarrier's, or 0 */
+} win = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.cut_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static void fence_setup(void)
+{
+	long cmds = REAL(syscall)(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	win.fence_command = 0;
+	if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+	    REAL(syscall)(SYS_membarrier,
+			  MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+		win.fence_command = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+	else if (cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL))
+		win.fence_command = MEMBARRIER_CMD_GLOBAL;
+}
+
+/* Every thread's stores before now visible to this one, and this one's
+ * to them (its own: the switches are sequentially consistent stores, and
+ * runtime.lock was released since). */
+static void fence(void)
+{
+	if (win.fence_command &&
+	    REAL(syscall)(SYS_membarrier, win.fence_command, 0, 0) == 0)
+		return;
+	struct timespec ms = { 0, 1000000 };
+	nanosleep(&ms, NULL);
+}
+
+/* Whether @t is surely not recording into the table it was switched away
+ * from (called with runtime.lock held: dead cannot change). */
+static bool left_table(const struct trms_thread *t)
+{
+	uint64_t deadline = clock_monotonic_ns() + BUSY_WAIT_NS;
+
+	if (t == thread_current || t->dead)
+		return true;
+	do {
+		if (!__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE))
+			return true;
+		__builtin_ia32_pause();
+	} while (clock_monotonic_ns() < deadline);
+	return false;
+}
+
+/* Switch every thread whose last window is written to its other table,
+ * noting its counters; then see which have left the old one. */
+static void switch_tables(void)
+{
+	struct trms_thread *t;
+
+	pthread_mutex_lock(&runtime.lock);
+	cds_list_for_each_entry(t, &runtime.threads, link) {
+		struct thread_windows *w = t->windows;
+		if (!w || w->cut)
+			continue;
+		struct profile_table *now = atomic_load(&t->recording);
+		atomic_store(&t->recording,
+			     now == &t->profile ? &w->spare : &t->profile);
+		w->cut = now;
+		w->ready = false;
+		w->at_cut[WIN_IN_BYTES] =
+			__atomic_load_n(&t->in_bytes, __ATOMIC_RELAXED);
+		w->at_cut[WIN_IN_CALLS] =
+			__atomic_load_n(&t->in_calls, __ATOMIC_RELAXED);
+		w->at_cut[WIN_OUT_BYTES] =
+			__atomic_load_n(&t->out_bytes, __ATOMIC_RELAXED);
+		w->at_cut[WIN_OUT_CALLS] =
+			__atomic_load_n(&t->out_calls, __ATOMIC_RELAXED);
+		w->at_cut[WIN_DROPPED] = thread_dropped(t);
+	}
+	pthread_mutex_unlock(&runtime.lock);
+	fence();
+	pthread_mutex_lock(&runtime.lock);
+	cds_list_for_each_entry(t, &runtime.threads, link)
+		if (t->windows && t->windows->cut && !t->windows->ready)
+			t->windows->ready = left_table(t);
+	pthread_mutex_unlock(&runtime.lock);
+}
+
+/* Fold the written window into each thread's past and empty its table,
+ * under the profile's lock: a profile written meanwhile sees the tables
+ * before or after, never half-way. */
+static void fold_window(void)
+{
+	struct trms_thread *t;
+
+	pthread_mutex_lock(&runtime.flush_lock);
+	pthread_mutex_lock(&runtime.lock);
+	cds_list_for_each_entry(t, &runtime.threads, link) {
+		struct thread_windows *w = t->windows;
+		if (!w || !w->cut || !w->ready)
+			continue;
+		if (profile_table_absorb(&w->past, w->cut)) {
+			win.failed = true;
+			continue;
+		}
+		profile_table_clear(w->cut);
+		memcpy(w->base, w->at_cut, sizeof(w->base));
+		w->cut = NULL;
+		w->ready = false;
+	}
+	pthread_mutex_unlock(&runtime.lock);
+	pthread_mutex_unlock(&runtime.flush_lock);
+	if (win.failed)
+		log_internal("out of memory for the profile's windows; no more "
+			     "windows (the profile at exit is complete)");
+}
+
+/* End the current window and write it. */
+static void cut(void)
+{
+	char path[CONFIG_PATH_MAX] = "";
+	const char *why = NULL;
+
+	pthread_mutex_lock(&win.cut_lock);
+	if (win.failed || atomic_load(&runtime.finished) ||
+	    !runtime_active()) {
+		pthread_mutex_unlock(&win.cut_lock);
+		return;
+	}
+	struct dump_window window = {
+		.number = ++win.number,
+		.start_ns = win.start_ns,
+		.end_ns = runtime_realtime_ns(),
+	};
+	win.start_ns = window.end_ns;
+	switch_tables();
+	int rc = runtime_write_window(&window, path, sizeof(path), &why);
+	if (rc && !win.said_unwritable) {
+		/* Once: a full disk would say it every few seconds. */
+		win.said_unwritable = true;
+		if (run_link_active())
+			log_info("window %lu not written to %s: %s; windows "
+				 "that cannot be written are skipped",
+				 window.number, path, why);
+		else
+			log_environment("cannot write window %lu of the "
+					"profile to %s: %s; windows that "
+					"cannot be written are skipped",
+					window.number, path, why);
+	} else if (!rc) {
+		log_debug("window %lu written to %s", window.number, path);
+	}
+	fold_window();
+	pthread_mutex_unlock(&win.cut_lock);
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+	/* Not a thread of the program's: no profile, no hooks. */
+	thread_disown_self();
+	uint64_t next = clock_monotonic_ns() + config.interval_ns;
+
+	pthread_mutex_lock(&win.lock);
+	while (!win.stopping) {
+		struct timespec at = { (time_t)(next / 1000000000u),
+				       (long)(next % 1000000000u) };
+		pthread_cond_timedwait(&win.wake, &win.lock, &at);
+		if (win.stopping)
+			break;
+		uint64_t now = clock_monotonic_ns();
+		if (now < next)
+			continue;
+		pthread_mutex_unlock(&win.lock);
+		cut();
+		/* Windows missed (the machine slept) are not made up. */
+		next += config.interval_ns;
+		if (next <= now)
+			next = now + config.interval_ns;
+		pthread_mutex_lock(&win.lock);
+	}
+	pthread_mutex_unlock(&win.lock);
+	return NULL;
+}
+
+void window_writer_start(void)
+{
+	pthread_condattr_t attr;
+	sigset_t all, saved;
+
+	if (!config.interval_ns || !runtime_active() || win.running)
+		return;
+	fence_setup();
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&win.wake, &attr);
+	pthread_condattr_destroy(&attr);
+	win.stopping = false;
+	/* After a failed exec the windows go on from the last one. */
+	if (!win.number)
+		win.start_ns = runtime.start_realtime_ns;
+	/* The writer takes none of the program's signals: it starts with
+	 * every one blocked. */
+	sigfillset(&all);
+	REAL(pthread_sigmask)(SIG_SETMASK, &all, &saved);
+	int rc = REAL(pthread_create)(&win.thread, NULL, writer_main, NULL);
+	REAL(pthread_sigmask)(SIG_SETMASK, &saved, NULL);
+	if (rc) {
+		log_environment("cannot start the thread that writes the "
+				"profile's windows (%s); no windows",
+				strerror(rc));
+		return;
+	}
+	win.running = true;
+}
+
+void window_writer_stop(bool final)
+{
+	/* (Not from a child made by vfork: the writer is its parent's.) */
+	if (!runtime_own_process())
+		return;
+	pthread_mutex_lock(&win.lock);
+	bool running = win.running;
+	win.running = false;
+	win.stopping = true;
+	if (running)
+		pthread_cond_signal(&win.wake);
+	pthread_mutex_unlock(&win.lock);
+	if (!running)
+		return;
+	pthread_join(win.thread, NULL);
+	if (final)
+		cut();
+}
+
+void window_writer_after_fork_child(void)
+{
+	/* The parent's writer may have held these at the fork. */
+	pthread_mutex_init(&win.lock, NULL);
+	pthread_mutex_init(&win.cut_lock, NULL);
+	win.running = false;
+	win.failed = false;
+	win.said_unwritable = false;
+	win.number = 0;
+	window_writer_start();
+}
