@@ -69,6 +69,16 @@ for n in 10 100; do
 		fail "flat, 1 in $n: $(cat "$work/flat-s$n.compare")"
 done
 
+# The report says what was measured, and how much of each region.
+"$trms" report "$work/single-s10.trms" >"$work/single-s10.report" 2>&1
+grep -q 'about 1 in 10 of each region' "$work/single-s10.report" &&
+	grep -q '^  parse: [0-9]* of [0-9]* activations measured' \
+		"$work/single-s10.report" ||
+	fail "report of a sampled run: $(cat "$work/single-s10.report")"
+"$trms" report "$work/single-parts.trms" >"$work/single-parts.report" 2>&1
+grep -q 'parts 1/3 2/3 3/3 of a partition' "$work/single-parts.report" ||
+	fail "report of merged parts: $(cat "$work/single-parts.report")"
+
 # trms run: the options, and --partitions merging for itself.
 "$trms" run -c events -F 0 --partitions 3 -o "$work/run-parts/" -- \
 	"$prog" single $rounds >"$work/run-parts.out" 2>&1 ||
@@ -93,6 +103,8 @@ awk '$1 == "region" && $3 == "flat" { id = $2 }
 	   print measured " of " all " measured" }' "$work/budget.trms" \
 	>"$work/budget.fraction" ||
 	fail "TRMS_BUDGET=1: flat not measured in part: $(grep ^activations "$work/budget.trms")"
+"$trms" report "$work/budget.trms" 2>&1 | grep -q 'a budget of 1.00%' ||
+	fail "TRMS_BUDGET=1: the report does not say it"
 
 # Refused values keep the default (and say so).
 env TRMS_COST=events TRMS_BUDGET=2 TRMS_SAMPLE_HZ=0 \

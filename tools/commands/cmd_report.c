@@ -22,6 +22,7 @@
 #include "report_windows.h"
 #include "profile_reader.h"
 #include "report_library.h"
+#include "report_selection.h"
 #include "report_output.h"
 #include "profile_format.h"
 #include "xalloc.h"
@@ -405,6 +406,7 @@ static int print_report(const struct settings *s, struct report *r,
 			printf("no regions and no call-stack samples in this "
 			       "profile\n");
 		}
+		report_print_selection(docs, n_docs, stdout);
 		report_print_library(&r->library, stdout);
 	}
 	view_free(&v);

@@ -62,6 +62,9 @@ void report_print_library(const struct library_share *s, FILE *out)
 			s->in_library, s->samples);
 	fprintf(out, "its metered time is ");
 	print_ns(out, s->ns);
+	if (s->cpu_ns)
+		fprintf(out, ", %.2f%% of the sampled threads' CPU time",
+			100.0 * (double)s->ns / (double)s->cpu_ns);
 	fprintf(out, "%s.\n",
 		s->timed ? " (elapsed time inside its calls, and its sample "
 			   "handler)"

@@ -1,0 +1,19 @@
+/*
+ * report_selection.h - what the table report says about activations the
+ * library did not measure (TRMS_ACTIVATION_SAMPLE, TRMS_BUDGET,
+ * TRMS_PARTITION): the settings, the parts merged, and for each region
+ * measured in part how many of its activations were measured.
+ */
+#ifndef TRMS_REPORT_SELECTION_H
+#define TRMS_REPORT_SELECTION_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "profile_reader.h"
+
+/* One paragraph; nothing if every activation was measured. */
+void report_print_selection(const struct profile_doc *docs, size_t n,
+			    FILE *out);
+
+#endif
