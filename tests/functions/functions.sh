@@ -139,6 +139,22 @@ for cc in gcc clang; do
 	"") fail "$cc: no region addword" ;;
 	esac
 
+	# Measuring one function activation in 3 (docs/production.md):
+	# every tuple one the full run has (longjmps and threads included).
+	for p in fn-$cc full-$cc wf-$cc; do
+		arg=
+		[ "$p" = "wf-$cc" ] && arg=$words
+		TRMS_COST=events TRMS_SAMPLE_HZ=0 TRMS_GRANULARITY=4 \
+			TRMS_ACTIVATION_SAMPLE=3 TRMS_OUTPUT="$work/$p-s3.trms" \
+			"$work/$p" $arg >/dev/null || fail "$p, 1 in 3: exit status"
+		TRMS_COST=events TRMS_SAMPLE_HZ=0 TRMS_GRANULARITY=4 \
+			TRMS_OUTPUT="$work/$p-all.trms" "$work/$p" $arg \
+			>/dev/null || fail "$p: exit status"
+		python3 "$src/../selection/compare.py" "$work/$p-all.trms" \
+			"$work/$p-s3.trms" >"$work/$p-s3.compare" ||
+			fail "$p, 1 in 3: $(cat "$work/$p-s3.compare")"
+	done
+
 	# A profile written at _exit names no function itself (it reads
 	# no file then): trms report names them from the objects.
 	TRMS_CC=$cc "$trms" cc -O2 -o "$work/exit-$cc" "$src/fn_exit.c" ||
