@@ -36,6 +36,14 @@ adds_up() { # adds_up DIR
 			return 1
 		}
 		[ "$(wc -l <"$stem.tuples")" -gt 2 ] || return 1
+		# The merge says which windows it holds, and so does the
+		# report.
+		grep -q "^meta window 1 2 " "$stem.merged" || {
+			echo "$stem.merged: $(grep '^meta window ' "$stem.merged")"
+			return 1
+		}
+		"$trms" report "$stem.merged" | grep -q '^Windows 1 2 .* merged' ||
+			{ echo "report of $stem.merged: no windows line"; return 1; }
 		rm -f "$stem.merged"
 		found=$((found + 1))
 	done

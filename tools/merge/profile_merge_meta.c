@@ -62,14 +62,15 @@ static enum meta_rule meta_rule(const char *key)
 		return META_SUM;
 	if (compatible_key(key))
 		return META_COMPATIBLE;
-	if (!strcmp(key, "start_ns"))
+	if (!strcmp(key, "start_ns") || !strcmp(key, PROFILE_META_WINDOW_START))
 		return META_MINIMUM;
-	if (!strcmp(key, "end_ns"))
+	if (!strcmp(key, "end_ns") || !strcmp(key, PROFILE_META_WINDOW_END))
 		return META_MAXIMUM;
 	if (!strcmp(key, "sample_hz_delivered"))
 		return META_DERIVED;
-	/* The parts of a partition merged ("1/3 2/3"). */
-	if (!strcmp(key, "partition"))
+	/* The parts of a partition merged ("1/3 2/3"), the windows of a
+	 * run ("1 2 3"). */
+	if (!strcmp(key, "partition") || !strcmp(key, PROFILE_META_WINDOW))
 		return META_UNION;
 	return META_AGREE;
 }
@@ -172,6 +173,13 @@ static int merge_number(struct merge *m, const char *key,
 	return 0;
 }
 
+/* Numbers and parts in their order: "2" before "10", "2/3" before
+ * "10/12". */
+static int compare_words(const void *a, const void *b)
+{
+	return strverscmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void merge_union(struct merge *m, const char *key)
 {
 	size_t n = 0, cap = 8, len = 1;
@@ -190,7 +198,7 @@ static void merge_union(struct merge *m, const char *key)
 		}
 		free(copy);
 	}
-	qsort(words, n, sizeof(*words), compare_text);
+	qsort(words, n, sizeof(*words), compare_words);
 	char *value = xcalloc(len, 1);
 	for (size_t i = 0; i < n; i++) {
 		if (!i || strcmp(words[i], words[i - 1])) {

@@ -71,9 +71,14 @@ void report_print_selection(const struct profile_doc *docs, size_t n,
 	const char *sample = first_meta(docs, n, "activation_sample");
 	const char *budget = first_meta(docs, n, "budget_percent");
 	const char *parts = first_meta(docs, n, "partition");
+	const char *windows = first_meta(docs, n, PROFILE_META_WINDOW);
 	size_t n_regions;
 	struct region_count *regions = count_regions(docs, n, &n_regions);
 
+	if (windows)
+		fprintf(out, "\nWindow%s %s of the run (TRMS_INTERVAL)%s.\n",
+			strchr(windows, ' ') ? "s" : "", windows,
+			strchr(windows, ' ') ? ", merged" : "");
 	if (!sample && !budget && !parts && !n_regions) {
 		free(regions);
 		return;

@@ -2,7 +2,8 @@
  * report_selection.h - what the table report says about activations the
  * library did not measure (TRMS_ACTIVATION_SAMPLE, TRMS_BUDGET,
  * TRMS_PARTITION): the settings, the parts merged, and for each region
- * measured in part how many of its activations were measured.
+ * measured in part how many of its activations were measured; and which
+ * windows of the run (TRMS_INTERVAL) a profile holds.
  */
 #ifndef TRMS_REPORT_SELECTION_H
 #define TRMS_REPORT_SELECTION_H
