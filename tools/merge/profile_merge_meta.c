@@ -200,14 +200,14 @@ static void merge_union(struct merge *m, const char *key)
 	}
 	qsort(words, n, sizeof(*words), compare_words);
 	char *value = xcalloc(len, 1);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (!i || strcmp(words[i], words[i - 1])) {
 			if (*value)
 				strcat(value, " ");
 			strcat(value, words[i]);
 		}
+	for (size_t i = 0; i < n; i++)
 		free(words[i]);
-	}
 	if (n)
 		put_meta(m->out, key, value);
 	free(value);
