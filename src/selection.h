@@ -63,6 +63,10 @@ struct selection_thread {
 	 * none is pending. */
 	size_t measured_from;
 	uint64_t rng;
+	/* selection_skip decided for the candidate whose begin goes on:
+	 * selection_begin must not count or pick it again. */
+	enum { SELECTION_UNDECIDED, SELECTION_DECIDED_MEASURE,
+	       SELECTION_DECIDED_SKIP } decided;
 	/* The thread's excluded time (cost.h) when the outermost measured
 	 * activation began. */
 	uint64_t excluded_at_open;
@@ -141,6 +145,35 @@ static inline bool selection_pick(struct selection_thread *s,
 	return (x >> 32) < r->threshold;
 }
 
+/* A candidate of @r was chosen: the outermost measured activation, at
+ * depth + 1. */
+static inline void selection_chosen(struct selection_thread *s,
+				    struct selection_region *r, size_t depth,
+				    uint64_t excluded)
+{
+	s->measured_from = depth + 1;
+	s->excluded_at_open = excluded;
+	if (selection.budget)
+		r->period_chosen++;
+	r->measured++;
+}
+
+/* The quick look at a begin of region @id (its slot set up already) on a
+ * thread with no measured activation pending: count it and pick.  @return
+ * true if it is skipped; else (or if it is not that case) the begin goes
+ * on to selection_begin, which keeps what was decided. */
+static inline bool selection_skip(struct selection_thread *s, uint32_t id,
+				  uint64_t excluded)
+{
+	if (s->measured_from || id >= s->capacity || !s->regions[id].known)
+		return false;
+	struct selection_region *r = &s->regions[id];
+	r->activations++;
+	bool skip = !selection_pick(s, r, excluded);
+	s->decided = skip ? SELECTION_DECIDED_SKIP : SELECTION_DECIDED_MEASURE;
+	return skip;
+}
+
 enum selection_kind {
 	SELECTION_MEASURED, /* recorded */
 	SELECTION_SILENT,   /* measured, not recorded: outside the partition */
@@ -164,6 +197,14 @@ static inline enum selection_kind selection_begin(struct selection_thread *s,
 
 	if (__builtin_expect(!r, 0))
 		return s->measured_from ? SELECTION_SILENT : SELECTION_SKIPPED;
+	if (__builtin_expect(s->decided != SELECTION_UNDECIDED, 0)) {
+		bool skip = s->decided == SELECTION_DECIDED_SKIP;
+		s->decided = SELECTION_UNDECIDED;
+		if (skip)
+			return SELECTION_SKIPPED;
+		selection_chosen(s, r, depth, excluded);
+		return SELECTION_MEASURED;
+	}
 	r->activations++;
 	if (s->measured_from) {
 		if (!r->member)
@@ -171,10 +212,8 @@ static inline enum selection_kind selection_begin(struct selection_thread *s,
 	} else {
 		if (!selection_pick(s, r, excluded))
 			return SELECTION_SKIPPED;
-		s->measured_from = depth + 1;
-		s->excluded_at_open = excluded;
-		if (selection.budget)
-			r->period_chosen++;
+		selection_chosen(s, r, depth, excluded);
+		return SELECTION_MEASURED;
 	}
 	r->measured++;
 	return SELECTION_MEASURED;
