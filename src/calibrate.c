@@ -11,6 +11,7 @@
 
 #include "call.h"
 #include "log.h"
+#include "vm.h"
 
 /*
  * Calibration, once per process, on the first thread that begins a region
@@ -28,7 +29,7 @@
  *     estimate the access floor.  Timing a block averages out the clock's
  *     steps, which single measurements cannot (see typical()).
  */
-static struct cost_calibration calibration;
+static struct cost_calibration calibration VM_SET_APART;
 
 /* 0: this process has not calibrated; 1: a thread is calibrating; 2: the
  * estimates and floors in runtime are set. */

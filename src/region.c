@@ -18,7 +18,7 @@
 #define BLOCK_IDS 4096
 #define BLOCKS (REGION_MAX / BLOCK_IDS)
 
-static _Atomic(const char **) blocks[BLOCKS];
+static _Atomic(const char **) blocks[BLOCKS] VM_SET_APART;
 static atomic_uint count;
 
 /* Name text lives in arenas that are never freed. */

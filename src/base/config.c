@@ -69,16 +69,30 @@ static int apply_verbose(struct config *c, const char *value)
 	return 0;
 }
 
+/* A whole number from @min to @max, decimal digits only, nothing around
+ * it.  (No strtoul: it takes signs and blanks, and its code is pages of
+ * the C library that a process which never parses a number need not
+ * have brought in.) */
+static int parse_unsigned(const char *value, unsigned long min,
+			  unsigned long max, unsigned *out)
+{
+	unsigned long n = 0;
+	const char *p = value;
+
+	for (; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (unsigned long)(*p - '0');
+		if (n > max)
+			return -EINVAL;
+	}
+	if (p == value || *p || n < min)
+		return -EINVAL;
+	*out = (unsigned)n;
+	return 0;
+}
+
 static int apply_sample_hz(struct config *c, const char *value)
 {
-	char *end;
-	unsigned long hz = strtoul(value, &end, 10);
-
-	/* strtoul takes "-0" and wraps "-5": neither is a rate. */
-	if (!*value || *end || hz > 10000 || *value == '-')
-		return -EINVAL;
-	c->sample_hz = (unsigned)hz;
-	return 0;
+	return parse_unsigned(value, 0, 10000, &c->sample_hz);
 }
 
 static int apply_sample_clock(struct config *c, const char *value)
@@ -112,31 +126,15 @@ static bool toggle_signal_allowed(long sig)
 
 static int apply_sample_signal(struct config *c, const char *value)
 {
-	char *end;
-	long sig = strtol(value, &end, 10);
+	unsigned sig;
 
 	if (!*value)
 		c->sample_toggle_signal = 0;
-	else if (*end || !toggle_signal_allowed(sig))
+	else if (parse_unsigned(value, 1, (unsigned long)SIGRTMAX, &sig) ||
+		 !toggle_signal_allowed(sig))
 		return -EINVAL;
 	else
 		c->sample_toggle_signal = (int)sig;
-	return 0;
-}
-
-/* A whole number from @min to @max, nothing around it. */
-static int parse_unsigned(const char *value, unsigned long min,
-			  unsigned long max, unsigned *out)
-{
-	char *end;
-	unsigned long n;
-
-	if (*value < '0' || *value > '9')
-		return -EINVAL;
-	n = strtoul(value, &end, 10);
-	if (*end || n < min || n > max)
-		return -EINVAL;
-	*out = (unsigned)n;
 	return 0;
 }
 
@@ -356,7 +354,9 @@ static const struct config_setting settings[] = {
 
 void config_load(void)
 {
-	memset(&config, 0, sizeof(config));
+	/* (No memset first: config starts zeroed, and every setting's
+	 * fallback sets its fields; clearing its path buffers would touch
+	 * three pages that most processes never need.) */
 	for (size_t i = 0; i < N_SETTINGS; i++)
 		settings[i].apply(&config, settings[i].fallback);
 	log_verbosity = config.verbose;

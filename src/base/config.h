@@ -18,7 +18,8 @@ enum cost_unit { COST_NS, COST_EVENTS };
 #define CONFIG_PATH_MAX 4096
 
 struct config {
-	char output[CONFIG_PATH_MAX]; /* path template */
+	/* (The path buffers last: a process that never writes a profile
+	 * then touches one page of them fewer.) */
 	unsigned granularity;
 	enum cost_unit cost;
 	int verbose;
@@ -27,13 +28,14 @@ struct config {
 	bool sample_wall;         /* wall clock instead of CPU time */
 	bool sample_trap;         /* perf_event samples may come as SIGTRAP */
 	int sample_toggle_signal; /* 0: none */
-	char run_socket[256]; /* see TRMS_RUN_SOCKET (run_link.h) */
-	char trace[CONFIG_PATH_MAX]; /* TRMS_TRACE: "" for none */
 	unsigned activation_sample; /* 1: every activation measured */
 	unsigned budget_centi;      /* TRMS_BUDGET in 1/100 %; 0: none */
 	unsigned partition_index;   /* 1..partition_count */
 	unsigned partition_count;   /* 1: no partition */
 	uint64_t interval_ns; /* TRMS_INTERVAL: 0 for no windows */
+	char run_socket[256]; /* see TRMS_RUN_SOCKET (run_link.h) */
+	char output[CONFIG_PATH_MAX]; /* path template */
+	char trace[CONFIG_PATH_MAX]; /* TRMS_TRACE: "" for none */
 };
 
 extern struct config config;

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "vm.h"
 
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -45,7 +46,7 @@ size_t vm_page_size(void)
 	static size_t page;
 
 	if (!page)
-		page = (size_t)sysconf(_SC_PAGESIZE);
+		page = (size_t)getauxval(AT_PAGESZ);
 	return page;
 }
 

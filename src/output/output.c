@@ -10,6 +10,7 @@
 #include "profile_file.h"
 #include "profile_head.h"
 #include "sys.h"
+#include "vm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char start_dir[4096];
+static char start_dir[4096] VM_SET_APART;
 static char program[256];
 
 /* A name that is no use as a file name's part: "", ".", "..". */
@@ -34,7 +35,9 @@ void output_init(void)
 	char exe[4096];
 	const char *name = program_invocation_short_name;
 
-	if (!getcwd(start_dir, sizeof(start_dir)))
+	/* A relative template is relative to where the process started,
+	 * wherever it goes later. */
+	if (config.output[0] != '/' && !getcwd(start_dir, sizeof(start_dir)))
 		start_dir[0] = '\0';
 	/* The name the program was started as (redis-server, not the
 	 * redis-check-rdb its symbolic link leads to); the executable's own
@@ -127,7 +130,7 @@ static bool earlier_image(const char *path)
 
 int output_path(const char *template, char *out, size_t outlen)
 {
-	static char chosen[CONFIG_PATH_MAX];
+	static char chosen[CONFIG_PATH_MAX] VM_SET_APART;
 	static pid_t chosen_pid;
 	char expanded[CONFIG_PATH_MAX];
 	pid_t pid = getpid();

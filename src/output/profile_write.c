@@ -26,9 +26,10 @@
 #include "output_template.h"
 #include "profile_dump.h"
 #include "text.h"
+#include "vm.h"
 
 /* Written under flush_lock; too big for a thread's stack to be sure. */
-static struct profile_writer writer;
+static struct profile_writer writer VM_SET_APART;
 
 /* Why a profile could not be put together (profile_dump's -EBUSY). */
 static const char busy[] = "the library's state was in use by an "
@@ -99,7 +100,7 @@ static void restore_signals(const sigset_t *saved)
 }
 
 /* Written by the window writer, one window at a time (window_write.c). */
-static struct profile_writer window_writer;
+static struct profile_writer window_writer VM_SET_APART;
 
 /* The writer for @window (NULL: the process's profile). */
 static struct profile_writer *writer_for(const struct dump_window *window)

@@ -28,9 +28,10 @@
 #include "sys.h"
 #include "text.h"
 #include "thread.h"
+#include "vm.h"
 
 static int fd = -1;
-static char buffer[64 << 10];
+static char buffer[64 << 10] VM_SET_APART;
 static size_t used;
 
 static void flush(void)

@@ -33,7 +33,6 @@ int cct_init(struct cct *c)
 {
 	struct cct_node *root;
 
-	memset(c, 0, sizeof(*c));
 	root = new_node(c);
 	if (!root)
 		return -1;

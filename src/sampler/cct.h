@@ -65,7 +65,9 @@ struct cct {
 	struct cct_node *memo_nodes[CCT_MAX_DEPTH];
 };
 
-/* @return 0, or -1 if no memory could be mapped. */
+/* Start the tree @c, zeroed (fresh memory, or after cct_fini): its
+ * memo is some ten kilobytes that a thread never sampled need not touch.
+ * @return 0, or -1 if no memory could be mapped. */
 int cct_init(struct cct *c);
 void cct_fini(struct cct *c);
 

@@ -11,6 +11,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,7 +32,7 @@ __thread struct sampler_thread *sampler_self
 	__attribute__((tls_model("initial-exec")));
 
 /* The live sampled threads. */
-static _Atomic(struct sampler_thread *) slots[SLOTS];
+static _Atomic(struct sampler_thread *) slots[SLOTS] VM_SET_APART;
 static atomic_uint slots_used; /* high-water mark */
 
 const char *sampler_drop_name(enum sample_drop drop)
@@ -164,10 +165,27 @@ void sampler_thread_stop(struct sampler_thread *s)
 	__atomic_store_n(&s->cpu_ns, cpu_ns ? cpu_ns : 1, __ATOMIC_RELAXED);
 }
 
+bool sampler_unwinder(void)
+{
+	static bool said;
+
+	if (unwind_prepare(false) == 0)
+		return true;
+	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		log_internal("libunwind cannot be set up: call stacks are not "
+			     "sampled");
+	sampler.configured = false;
+	return false;
+}
+
 unsigned sampler_capture_context(struct sampler_thread *s,
 				 struct cct_step *steps, unsigned max)
 {
-	return sampler.configured ? sampler_capture(s, steps, max) : 0;
+	/* The program is about to have a second thread: after that, only
+	 * here can libunwind be set up. */
+	if (!sampler.configured || !sampler_unwinder())
+		return 0;
+	return sampler_capture(s, steps, max);
 }
 
 /* ---- on and off ---- */
@@ -481,12 +499,10 @@ void sampler_start(const struct sampler_config *config)
 	if (!sampler.configured)
 		return;
 	sampler.period_ns = 1000000000u / sampler.hz;
-	if (!unwind_init()) {
-		log_internal("libunwind cannot be set up: call stacks are not "
-			     "sampled");
-		sampler.configured = false;
+	/* libunwind is set up at the first walk (unwind_prepare); then,
+	 * with threads about already, a sample could not do it. */
+	if (!__libc_single_threaded && !sampler_unwinder())
 		return;
-	}
 	note_sync_routines();
 	note_own_module();
 	if (!take_signals(config)) {

@@ -106,8 +106,9 @@ void sampler_thread_stop(struct sampler_thread *s);
 
 /* The call path of the calling thread @s at this point (its creation
  * context, then its frames with its open regions among them), for the
- * creation context of a thread it creates.  @return the number of
- * steps. */
+ * creation context of a thread it creates; call it before the thread is
+ * created (it may set libunwind up, which a sample can do only while the
+ * process has one thread).  @return the number of steps. */
 unsigned sampler_capture_context(struct sampler_thread *s,
 				 struct cct_step *steps, unsigned max);
 

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "sampler_internal.h"
 
+#include <sys/single_threaded.h>
 
 #include "clock.h"
 #include "modules.h"
@@ -161,6 +162,13 @@ static void take_sample(struct sampler_thread *s, void *uctx,
 
 	if (!x) {
 		drop(s, DROP_NO_MEMORY, periods);
+		return;
+	}
+	/* The first sample of a process that has kept to one thread sets
+	 * libunwind up (see sampler_capture_context for the others). */
+	if (!unwind_ready() &&
+	    (!__libc_single_threaded || unwind_prepare(true) != 0)) {
+		drop(s, DROP_UNWIND, periods);
 		return;
 	}
 	/* dlclose may be unmapping the unwind tables the walk reads. */

@@ -72,6 +72,10 @@ void sampler_forget_timers(struct sampler_thread *s);
 void sampler_on_sample(int sig, siginfo_t *info, void *uctx);
 /* A scratch area for the calling thread's walks (once per thread). */
 void sampler_scratch_init(void);
+/* Set libunwind up, in normal context, if it is not: @return false (and
+ * sampling stops, said once) if it cannot be. */
+bool sampler_unwinder(void);
+
 unsigned sampler_capture(struct sampler_thread *s, struct cct_step *steps,
 			 unsigned max);
 

@@ -219,7 +219,11 @@ static bool validation_pipe_end(int fd)
 	       (status & O_NONBLOCK);
 }
 
-bool unwind_init(void)
+/* libunwind set up: 0 not yet, 1 done, -1 failed. */
+static int state;
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool set_up(void)
 {
 	/* libunwind's initialisation opens its validation pipe on the two
 	 * lowest free descriptors: note them, and close the pipe after. */
@@ -236,4 +240,29 @@ bool unwind_init(void)
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	__atomic_store_n(&acc->access_mem, access_memory, __ATOMIC_RELEASE);
 	return true;
+}
+
+bool unwind_ready(void)
+{
+	return __atomic_load_n(&state, __ATOMIC_ACQUIRE) > 0;
+}
+
+int unwind_prepare(bool in_handler)
+{
+	int now = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+
+	if (now)
+		return now > 0 ? 0 : -1;
+	/* In a handler only on a single thread, which holds no lock of
+	 * ours there (the sampler does not sample it inside the library):
+	 * the lock is free, and no other thread opens descriptors while the
+	 * pipe's numbers are told. */
+	if (in_handler ? pthread_mutex_trylock(&state_lock)
+		       : pthread_mutex_lock(&state_lock))
+		return 1;
+	if (!state)
+		__atomic_store_n(&state, set_up() ? 1 : -1, __ATOMIC_RELEASE);
+	now = state;
+	pthread_mutex_unlock(&state_lock);
+	return now > 0 ? 0 : -1;
 }

@@ -33,10 +33,17 @@ struct unwind_stack {
 	uintptr_t lo, hi;
 };
 
-/* Set libunwind up and give it the accessor (at library start, before
- * any thread can be sampled).  @return false if libunwind cannot be
- * used. */
-bool unwind_init(void);
+/* Set libunwind up and give it the accessor, once, when a stack is first
+ * to be walked: its set-up touches some forty kilobytes and opens
+ * descriptors, which most short processes never need.  It opens and
+ * closes descriptors, so in a signal handler (@in_handler) call it only
+ * while no other thread can open any (a single-threaded process); there
+ * it gives up rather than wait.  @return 0 when libunwind is ready, 1 if
+ * the handler could not try now, -1 if libunwind cannot be used. */
+int unwind_prepare(bool in_handler);
+
+/* Is libunwind set up?  Async-signal-safe. */
+bool unwind_ready(void);
 
 /* The calling thread's stack, for unwind_frames.  Not async-signal-safe
  * (it may allocate); call it where the thread starts.  @main: the thread
