@@ -258,7 +258,8 @@ if [ -n "${SKIP_BUILD:-}" ]; then
 	exit
 fi
 mkdir "$scratch/src"
-if ! (cd "$scratch/src" && apt-get source "$package") >"$scratch/fetch.log" 2>&1; then
+if ! "$(dirname "$0")/../scripts/ensure-deb-src" >"$scratch/fetch.log" 2>&1 ||
+	! (cd "$scratch/src" && apt-get source "$package") >>"$scratch/fetch.log" 2>&1; then
 	echo "-- autotools build: skipped: apt-get source $package failed" \
 		"(deb-src entries and the archive are needed):"
 	tail -n 3 "$scratch/fetch.log" | sed 's/^/     /'

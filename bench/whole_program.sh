@@ -36,20 +36,6 @@ work=$(cd "$build" && pwd)/whole-program
 command -v valgrind >/dev/null || { echo "whole_program.sh: valgrind not installed" >&2; exit 2; }
 mkdir -p "$work/src" "$work/bin" "$work/out" || exit 2
 
-# A deb-src entry for the archive the system uses, if there is none.
-ensure_deb_src() {
-	grep -rqs '^Types:.*deb-src\|^deb-src ' /etc/apt/sources.list \
-		/etc/apt/sources.list.d/ && return 0
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "whole_program.sh: no deb-src entry; add one (as root)" >&2
-		exit 2
-	fi
-	sed 's/^Types: deb$/Types: deb-src/' \
-		/etc/apt/sources.list.d/debian.sources \
-		>/etc/apt/sources.list.d/trms-deb-src.sources &&
-		apt-get update -qq
-}
-
 fetch() { # PACKAGE - its source tree's directory on stdout
 	local dir
 	dir=$(find "$work/src" -maxdepth 1 -type d -name "$1-*" | head -n 1)
@@ -81,7 +67,7 @@ build_all() {
 	done
 }
 
-ensure_deb_src
+"$(dirname "$0")/../scripts/ensure-deb-src" || exit 2
 zlib=$(fetch zlib)
 bzip2=$(fetch bzip2)
 zstd=$(fetch libzstd)

@@ -136,14 +136,16 @@ static inline __attribute__((always_inline)) int
 call_access(struct trms_thread *t, uintptr_t addr, size_t size,
 	    int (*op)(struct engine_thread *, uintptr_t, size_t))
 {
-	struct meter m;
-	bool timed = call_timed();
-
 	if (op == engine_read && selection_skips_reads(&t->sel))
 		return 0;
-	call_access_start(t, &m, size, timed);
+	if (!call_timed()) {
+		engine_count_event(&t->engine);
+		return op(&t->engine, addr, size);
+	}
+	struct meter m;
+	call_access_start(t, &m, size, true);
 	int rc = op(&t->engine, addr, size);
-	call_access_stop(t, &m, timed);
+	call_access_stop(t, &m, true);
 	return rc;
 }
 
