@@ -83,6 +83,16 @@ struct engine {
 	pthread_mutex_t threads_lock; /* guards threads */
 	struct cds_list_head threads;
 
+	/* While *single_writer is nonzero only one thread writes (the
+	 * process has one thread): a write then needs no fresh value of the
+	 * write clock.  The clock orders one thread's writes against other
+	 * threads' reads; alone, a thread's write may take its current
+	 * stamp, which keeps the written cells in its pending activations
+	 * and not newer than itself, while a kernel write still takes a
+	 * fresh value.  The flag must turn 0 (for good) before a second
+	 * thread can write, by the thread that makes it; NULL: never. */
+	const volatile char *_Atomic single_writer;
+
 	pthread_mutex_t renumber_lock;
 	atomic_bool renumber_pending;
 	atomic_ulong renumbers;
@@ -105,6 +115,13 @@ struct engine_thread {
 	struct shadow_cache wts_cache;
 	struct cds_list_head link;
 };
+
+/* See struct engine's single_writer. */
+static inline void engine_set_single_writer(struct engine *e,
+					    const volatile char *flag)
+{
+	atomic_store_explicit(&e->single_writer, flag, memory_order_release);
+}
 
 /* Deepest nesting an engine_thread accepts. */
 #define ENGINE_MAX_DEPTH ((size_t)1 << 20)

@@ -7,6 +7,7 @@
 
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/single_threaded.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,6 +68,13 @@ static void start_once(void)
 		log_internal("cannot set up the engine; profiling disabled");
 		return go_inert(NULL);
 	}
+	/* Until the program makes a second thread, writes need not take a
+	 * fresh value of the engine's write clock: the C library's own flag
+	 * says so, cleared by pthread_create before the thread exists
+	 * (whoever calls it: a sanitizer's interceptor, another preloaded
+	 * library).  A thread made without the C library (a raw clone) is
+	 * not seen: docs/hooks.md. */
+	engine_set_single_writer(&runtime.engine, &__libc_single_threaded);
 	trace_start();
 	pthread_mutex_init(&runtime.lock, NULL);
 	pthread_mutex_init(&runtime.flush_lock, NULL);

@@ -41,6 +41,7 @@ int engine_init(struct engine *e, const struct engine_config *config)
 	atomic_init(&e->renumber_pending, false);
 	atomic_init(&e->renumbers, 0);
 	atomic_init(&e->exhausted, false);
+	atomic_init(&e->single_writer, NULL);
 	return 0;
 }
 
@@ -485,13 +486,15 @@ static int read_untraced(struct engine_thread *t, uintptr_t addr,
 	return rc;
 }
 
-/* Stamp [addr, addr + size) as written at G = @g: in the write table with
- * @kernel_bit, and in the thread's own table unless the kernel wrote. */
+/* Stamp [addr, addr + size) as written at @s: in the write table (with
+ * STAMP_KERNEL if @by_kernel; the write table's lowest bit is that mark,
+ * never a stamp's, whose write clock part alone is compared there), and
+ * in the thread's own table unless the kernel wrote. */
 static int write_runs(struct engine_thread *t, uintptr_t addr, size_t size,
-		      uint64_t g, bool by_kernel)
+		      stamp_t s, bool by_kernel)
 {
+	stamp_t written = by_kernel ? (s | STAMP_KERNEL) : (s & ~STAMP_KERNEL);
 	struct engine *e = t->engine;
-	stamp_t s = stamp_from_g(&e->stamps, g);
 	struct run_cursor c;
 	uintptr_t index;
 	size_t offset, n;
@@ -504,8 +507,7 @@ static int write_runs(struct engine_thread *t, uintptr_t addr, size_t size,
 						 true, &t->slow_ticks);
 		if (!wts)
 			return -ENOMEM;
-		cells_fill_shared(wts + offset, n,
-				  by_kernel ? s | STAMP_KERNEL : s);
+		cells_fill_shared(wts + offset, n, written);
 		if (by_kernel)
 			continue;
 		stamp_t *ts = shadow_get_cached(&t->ts, &t->ts_cache, index,
@@ -517,20 +519,47 @@ static int write_runs(struct engine_thread *t, uintptr_t addr, size_t size,
 	return 0;
 }
 
+/* May @t's write take its current stamp (see struct engine's
+ * single_writer)?  Not before the thread's stamps have a write clock
+ * value above 0, which a later thread's first read of the cell must
+ * find newer than its own 0. */
+static bool write_at_now(const struct engine_thread *t, bool by_kernel)
+{
+	const struct engine *e = t->engine;
+
+	const volatile char *single =
+		atomic_load_explicit(&e->single_writer, memory_order_relaxed);
+
+	return !by_kernel && single && *single && (t->now & e->g_mask) != 0;
+}
+
 static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
 			bool by_kernel)
 {
 	uint64_t g;
+	stamp_t s;
 	int rc;
 
 	if (!size)
 		return 0;
 	if (!range_ok(addr, size))
 		return -EINVAL;
-	rc = op_begin_access(t, &g);
+	/* (Frames are stamped first: the current stamp is then the
+	 * innermost activation's or later.) */
+	rc = op_begin_access(t, NULL);
 	if (rc)
 		return rc;
-	rc = write_runs(t, addr, size, g, by_kernel);
+	if (write_at_now(t, by_kernel)) {
+		s = t->now;
+	} else {
+		rc = take_g_or_renumber(t->engine, &g);
+		if (rc == 1) /* renumbered, out of the operation: again */
+			rc = op_begin_access(t, &g);
+		if (rc)
+			return rc;
+		s = stamp_from_g(&t->engine->stamps, g);
+	}
+	rc = write_runs(t, addr, size, s, by_kernel);
 	op_end();
 	return rc;
 }

@@ -47,12 +47,16 @@ static void collect_oracle(void *ctx, const struct oracle_activation *a)
 /* Run both on @t; on disagreement save the trace and fail with the first
  * differing activation. */
 static void check_trace(const struct trace *t, unsigned granularity,
-			unsigned stamp_bits, uint64_t seed,
+			unsigned stamp_bits, bool single_writer, uint64_t seed,
 			unsigned long *renumbers)
 {
 	struct results engine = { 0 }, oracle = { 0 };
-	int rc = engine_results(t, granularity, stamp_bits, &engine,
-				renumbers);
+	int rc = single_writer
+			 ? engine_results_single_writer(t, granularity,
+							stamp_bits, &engine,
+							renumbers)
+			 : engine_results(t, granularity, stamp_bits, &engine,
+					  renumbers);
 
 	ck_assert_msg(rc == 0, "engine failed with %d (seed %" PRIu64 ")", rc,
 		      seed);
@@ -72,20 +76,27 @@ static void check_trace(const struct trace *t, unsigned granularity,
 			      (size_t)i < engine.n ? &engine.v[i] : NULL);
 		result_format(b, sizeof(b), t,
 			      (size_t)i < oracle.n ? &oracle.v[i] : NULL);
-		ck_abort_msg("seed %" PRIu64 ", K=%u, stamp bits %u: "
+		ck_abort_msg("seed %" PRIu64 ", K=%u, stamp bits %u%s: "
 			     "activation %ld differs\n  engine: %s\n  oracle: "
 			     "%s\n  trace saved to %s",
-			     seed, granularity, stamp_bits, i, a, b, path);
+			     seed, granularity, stamp_bits,
+			     single_writer ? ", single writer" : "", i, a, b,
+			     path);
 	}
 	results_free(&engine);
 	results_free(&oracle);
 }
 
+/* @single_writer: the engine as in a process of one thread until the
+ * trace's second thread appears; every other trace then has one
+ * thread. */
 static void random_traces(unsigned count, unsigned min_events,
-			  unsigned max_events, bool tiny_stamps)
+			  unsigned max_events, bool tiny_stamps,
+			  bool single_writer)
 {
-	uint64_t base = test_seed(tiny_stamps ? "differential (tiny stamps)"
-					      : "differential");
+	uint64_t base = test_seed(single_writer ? "differential (single writer)"
+				  : tiny_stamps ? "differential (tiny stamps)"
+						: "differential");
 	unsigned long renumbers = 0;
 
 	for (unsigned i = 0; i < count; i++) {
@@ -99,10 +110,13 @@ static void random_traces(unsigned count, unsigned min_events,
 				  min_events + (unsigned)gen_below(
 						       &state, max_events -
 								       min_events));
+		if (single_writer && i % 2 == 0)
+			p.threads = 1;
 		trace_init(&t);
 		gen_trace(&t, &p, seed);
 		check_trace(&t, granularities[i % 5],
-			    tiny_stamps ? tiny_bits_for(&p) : 0, seed, &r);
+			    tiny_stamps ? tiny_bits_for(&p) : 0, single_writer,
+			    seed, &r);
 		renumbers += r;
 		trace_free(&t);
 	}
@@ -115,13 +129,23 @@ static void random_traces(unsigned count, unsigned min_events,
 
 START_TEST(random_small_traces)
 {
-	random_traces(10000, 50, 400, false);
+	random_traces(10000, 50, 400, false, false);
+}
+END_TEST
+
+/* A thread alone writes at its current stamp (struct engine's
+ * single_writer): one-thread traces, and traces whose second thread
+ * comes later, with full and tiny stamps. */
+START_TEST(random_traces_single_writer)
+{
+	random_traces(4000, 50, 400, false, true);
+	random_traces(1000, 500, 2000, true, true);
 }
 END_TEST
 
 START_TEST(random_traces_tiny_stamps)
 {
-	random_traces(2000, 500, 2000, true);
+	random_traces(2000, 500, 2000, true, false);
 }
 END_TEST
 
@@ -145,7 +169,7 @@ static void long_trace(unsigned stamp_bits)
 
 	trace_init(&t);
 	gen_trace(&t, &p, seed);
-	check_trace(&t, 4, stamp_bits, seed, &renumbers);
+	check_trace(&t, 4, stamp_bits, false, seed, &renumbers);
 	if (stamp_bits)
 		ck_assert_uint_gt(renumbers, 1000);
 	trace_free(&t);
@@ -171,6 +195,7 @@ static Suite *differential_suite(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, random_small_traces);
 	tcase_add_test(tc, random_traces_tiny_stamps);
+	tcase_add_test(tc, random_traces_single_writer);
 	tcase_add_test(tc, million_events);
 	tcase_add_test(tc, million_events_tiny_stamps);
 	suite_add_tcase(s, tc);

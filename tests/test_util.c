@@ -40,18 +40,37 @@ static void collect(void *ctx, uint64_t tid, const char *name,
 	results_push(ctx, &x);
 }
 
-int engine_results(const struct trace *t, unsigned granularity,
-		   unsigned stamp_bits, struct results *out,
-		   unsigned long *renumbers)
+static int results_with(const struct trace *t,
+			const struct replay_options *options,
+			struct results *out, unsigned long *renumbers)
 {
-	struct replay_options options = { granularity, stamp_bits, false };
 	struct replay r;
-	int rc = replay_run(&r, t, &options, collect, out);
+	int rc = replay_run(&r, t, options, collect, out);
 
 	if (renumbers)
 		*renumbers = engine_renumber_count(&r.engine);
 	replay_fini(&r);
 	return rc;
+}
+
+int engine_results(const struct trace *t, unsigned granularity,
+		   unsigned stamp_bits, struct results *out,
+		   unsigned long *renumbers)
+{
+	struct replay_options options = { granularity, stamp_bits, false,
+					  false };
+
+	return results_with(t, &options, out, renumbers);
+}
+
+int engine_results_single_writer(const struct trace *t, unsigned granularity,
+				 unsigned stamp_bits, struct results *out,
+				 unsigned long *renumbers)
+{
+	struct replay_options options = { granularity, stamp_bits, false,
+					  true };
+
+	return results_with(t, &options, out, renumbers);
 }
 
 void trace_from_text(struct trace *t, const char *text)

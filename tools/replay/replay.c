@@ -110,7 +110,12 @@ int replay_run(struct replay *r, const struct trace *trace,
 		if (r->profiles)
 			profile_table_init(&r->profiles[i]);
 	}
+	/* (Threads are numbered as they first appear.) */
+	r->alone = options->single_writer;
+	engine_set_single_writer(&r->engine, &r->alone);
 	for (size_t i = 0; i < trace->n_events; i++) {
+		if (trace->events[i].thread != 0)
+			r->alone = 0;
 		rc = step(r, &trace->events[i], emit, ctx);
 		if (rc)
 			return rc;

@@ -19,10 +19,15 @@ struct replay_options {
 	unsigned granularity; /* K */
 	unsigned stamp_bits;  /* 0: the build's full width */
 	bool keep_profile;    /* fill per-thread tuple tables */
+	/* Run the engine as the library does in a process that has one
+	 * thread (struct engine's single_writer) until the trace's second
+	 * thread first appears. */
+	bool single_writer;
 };
 
 struct replay {
 	struct engine engine;
+	volatile char alone; /* see replay_options' single_writer */
 	struct engine_thread *threads; /* by dense trace index */
 	struct profile_table *profiles; /* by dense trace index, if kept */
 	size_t n_threads;
