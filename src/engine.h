@@ -92,11 +92,49 @@ struct engine {
 	 * fresh value.  The flag must turn 0 (for good) before a second
 	 * thread can write, by the thread that makes it; NULL: never. */
 	const volatile char *_Atomic single_writer;
+	/* Keep each thread's engine_fast up to date (a program with checks
+	 * compiled in, engine_fast.h); off: it stays ENGINE_FAST_OFF. */
+	atomic_bool fast_on;
 
 	pthread_mutex_t renumber_lock;
 	atomic_bool renumber_pending;
 	atomic_ulong renumbers;
 	atomic_bool exhausted; /* renumbering could not make room: stopped */
+};
+
+/*
+ * A thread's state for the checks compiled into a program (engine_fast.h,
+ * `trms cc --trms-full` with Clang): a copy of what the common accesses
+ * need, refreshed by the engine's own operations.  While @top is
+ * ENGINE_FAST_OFF every access goes through engine_read and engine_write.
+ */
+#define ENGINE_FAST_SLOTS 64
+#define ENGINE_FAST_OFF ((stamp_t)-1)
+
+/* No chunk of the address space has this number. */
+#define ENGINE_FAST_NO_CHUNK ((uintptr_t)-1)
+
+struct engine_fast_slot {
+	uintptr_t chunk; /* address >> SHADOW_CHUNK_ADDR_BITS, or NO_CHUNK */
+	stamp_t *own;    /* the thread's stamps of the chunk's cells */
+	stamp_t *wts;    /* their write stamps */
+};
+
+struct engine_fast {
+	stamp_t top;    /* the innermost activation's stamp (0: none) */
+	stamp_t parent; /* the one below it (the sentinel's 0 at depth 1) */
+	stamp_t now;    /* the thread's current stamp */
+	stamp_t g_mask;
+	unsigned shift; /* the engine's cell_shift */
+	/* First accesses and writes may be made inline too, while
+	 * *single is nonzero: only while one thread writes (struct
+	 * engine's single_writer, read at each access: the thread that
+	 * makes a second one clears it, whoever's code does), which also
+	 * means no renumbering can run beside them. */
+	bool first_ok;
+	const volatile char *single;
+	struct frame *top_frame, *parent_frame;
+	struct engine_fast_slot slot[ENGINE_FAST_SLOTS];
 };
 
 struct engine_thread {
@@ -114,7 +152,15 @@ struct engine_thread {
 	struct shadow_cache ts_cache;
 	struct shadow_cache wts_cache;
 	struct cds_list_head link;
+	struct engine_fast fast;
 };
+
+/* See struct engine's fast_on; set before the threads that matter
+ * access memory. */
+static inline void engine_set_fast(struct engine *e, bool on)
+{
+	atomic_store_explicit(&e->fast_on, on, memory_order_release);
+}
 
 /* See struct engine's single_writer. */
 static inline void engine_set_single_writer(struct engine *e,
@@ -259,6 +305,7 @@ static inline void engine_push(struct engine_thread *t, uint32_t region,
 	f->cost_start = cost_now;
 	f->trms = f->rms = f->induced_thread = f->induced_external = 0;
 	t->unstamped++;
+	t->fast.top = ENGINE_FAST_OFF;
 	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELEASE);
 }
 
@@ -305,6 +352,7 @@ static inline bool engine_try_push_uncounted(struct engine_thread *t,
 	f->tag = 0;
 	f->key = key;
 	f->cfa = cfa;
+	t->fast.top = ENGINE_FAST_OFF;
 	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELEASE);
 	return true;
 }
@@ -317,6 +365,7 @@ static inline void engine_drop(struct engine_thread *t)
 	if (__builtin_expect(engine_tracer != NULL, 0))
 		engine_trace_return(t);
 	t->unstamped -= t->unstamped != 0;
+	t->fast.top = ENGINE_FAST_OFF;
 	__atomic_store_n(&t->depth, t->depth - 1, __ATOMIC_RELAXED);
 }
 
@@ -337,6 +386,7 @@ static inline const struct frame *engine_pop(struct engine_thread *t)
 	parent->induced_external += f->induced_external;
 	/* The unstamped activations are the innermost ones. */
 	t->unstamped -= t->unstamped != 0;
+	t->fast.top = ENGINE_FAST_OFF;
 	__atomic_store_n(&t->depth, depth - 1, __ATOMIC_RELAXED);
 	return f;
 }

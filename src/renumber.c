@@ -171,6 +171,12 @@ static int renumber_quiescent(struct engine *e)
 		rc = -EOVERFLOW;
 		goto out_free;
 	}
+	/* No inline check may compare stamps while they change: each
+	 * check reads the cells first and top last (engine_fast.h), so one
+	 * that sees top still on read the cells as they were. */
+	cds_list_for_each_entry(t, &e->threads, link)
+		__atomic_store_n(&t->fast.top, ENGINE_FAST_OFF,
+				 __ATOMIC_SEQ_CST);
 	/* Thread stamps first: they are placed relative to the old write
 	 * stamps, which are remapped last. */
 	cds_list_for_each_entry(t, &e->threads, link) {

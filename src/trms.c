@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "engine.h"
+#include "engine_fast.h"
 
 #include <errno.h>
 #include <string.h>
@@ -53,6 +54,15 @@ void engine_fini(struct engine *e)
 	pthread_mutex_destroy(&e->renumber_lock);
 }
 
+/* No slot used, the copy off. */
+static void fast_reset(struct engine_fast *f)
+{
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; i < ENGINE_FAST_SLOTS; i++)
+		f->slot[i].chunk = ENGINE_FAST_NO_CHUNK;
+	f->top = ENGINE_FAST_OFF;
+}
+
 int engine_thread_init(struct engine *e, struct engine_thread *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -70,6 +80,7 @@ int engine_thread_init(struct engine *e, struct engine_thread *t)
 	/* 0 means "never accessed"; the sentinel frame has stamp 0 and
 	 * every real stamp is above it. */
 	t->now = 1;
+	fast_reset(&t->fast);
 	pthread_mutex_lock(&e->threads_lock);
 	cds_list_add_tail(&t->link, &e->threads);
 	pthread_mutex_unlock(&e->threads_lock);
@@ -88,6 +99,8 @@ void engine_thread_fini(struct engine_thread *t)
 	t->stack = NULL;
 	t->depth = 0;
 	t->unstamped = 0;
+	/* (Its own stamps are gone: no slot may point at them.) */
+	fast_reset(&t->fast);
 }
 
 /*
@@ -377,6 +390,8 @@ void engine_read_cells(struct engine_thread *t, stamp_t *ts,
 	stamp_t now = t->now;
 	bool store = false;
 
+	t->fast.top = ENGINE_FAST_OFF; /* (the current stamp may change) */
+
 	for (size_t i = 0; i < n; i++) {
 		stamp_t old = ts[i];
 		stamp_t w = wts ? SHARED_LOAD(&wts[i]) : 0;
@@ -413,6 +428,8 @@ static void read_run(struct engine_thread *t, stamp_t *ts,
 	struct engine *e = t->engine;
 	struct frame *top = &t->stack[t->depth];
 	struct read_tally k;
+
+	t->fast.top = ENGINE_FAST_OFF;
 
 	if (n <= ENGINE_SHORT_RUN)
 		return engine_read_cells(t, ts, wts, n);
@@ -559,6 +576,7 @@ static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
 			return rc;
 		s = stamp_from_g(&t->engine->stamps, g);
 	}
+	t->fast.top = ENGINE_FAST_OFF;
 	rc = write_runs(t, addr, size, s, by_kernel);
 	op_end();
 	return rc;
@@ -582,4 +600,44 @@ int engine_write(struct engine_thread *t, uintptr_t addr, size_t size)
 int engine_kwrite(struct engine_thread *t, uintptr_t addr, size_t size)
 {
 	return write_traced(t, addr, size, true);
+}
+
+/* ---- the copy for inline checks (engine_fast.h) ---- */
+
+void engine_fast_refresh(struct engine_thread *t, uintptr_t addr)
+{
+	struct engine *e = t->engine;
+	struct engine_fast *f = &t->fast;
+	uintptr_t chunk = addr >> SHADOW_CHUNK_ADDR_BITS;
+
+	if (!atomic_load_explicit(&e->fast_on, memory_order_relaxed) ||
+	    engine_tracer)
+		return;
+	/* Inside an operation: a renumbering is not under way, and waits
+	 * until this is done (then turns the copy off again). */
+	op_begin(e);
+	if (!t->unstamped && addr < SHADOW_ADDR_LIMIT) {
+		struct engine_fast_slot *s =
+			&f->slot[chunk & (ENGINE_FAST_SLOTS - 1)];
+		stamp_t *own = shadow_get_cached(&t->ts, &t->ts_cache, chunk,
+						 true, &t->slow_ticks);
+		stamp_t *wts = shadow_get_cached(&e->wts, &t->wts_cache, chunk,
+						 true, &t->slow_ticks);
+		if (own && wts) {
+			s->chunk = chunk;
+			s->own = own;
+			s->wts = wts;
+		}
+		f->g_mask = e->g_mask;
+		f->shift = e->cell_shift;
+		f->now = t->now;
+		f->first_ok = write_at_now(t, false);
+		f->single = atomic_load_explicit(&e->single_writer,
+						 memory_order_relaxed);
+		f->top_frame = &t->stack[t->depth];
+		f->parent_frame = t->depth ? &t->stack[t->depth - 1] : NULL;
+		f->parent = t->depth ? f->parent_frame->ts : 0;
+		__atomic_store_n(&f->top, f->top_frame->ts, __ATOMIC_RELAXED);
+	}
+	op_end();
 }

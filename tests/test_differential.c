@@ -46,17 +46,22 @@ static void collect_oracle(void *ctx, const struct oracle_activation *a)
 
 /* Run both on @t; on disagreement save the trace and fail with the first
  * differing activation. */
+/* How the engine is run: as for a trace, as in a process of one thread
+ * (until the trace's second thread appears), and that with the inline
+ * checks of engine_fast.h tried first. */
+enum mode { PLAIN, SINGLE_WRITER, FAST };
+
 static void check_trace(const struct trace *t, unsigned granularity,
-			unsigned stamp_bits, bool single_writer, uint64_t seed,
+			unsigned stamp_bits, enum mode mode, uint64_t seed,
 			unsigned long *renumbers)
 {
 	struct results engine = { 0 }, oracle = { 0 };
-	int rc = single_writer
-			 ? engine_results_single_writer(t, granularity,
-							stamp_bits, &engine,
-							renumbers)
-			 : engine_results(t, granularity, stamp_bits, &engine,
-					  renumbers);
+	int rc = mode == PLAIN
+			 ? engine_results(t, granularity, stamp_bits, &engine,
+					  renumbers)
+			 : engine_results_single_writer(t, granularity,
+							stamp_bits, mode == FAST,
+							&engine, renumbers);
 
 	ck_assert_msg(rc == 0, "engine failed with %d (seed %" PRIu64 ")", rc,
 		      seed);
@@ -80,21 +85,22 @@ static void check_trace(const struct trace *t, unsigned granularity,
 			     "activation %ld differs\n  engine: %s\n  oracle: "
 			     "%s\n  trace saved to %s",
 			     seed, granularity, stamp_bits,
-			     single_writer ? ", single writer" : "", i, a, b,
-			     path);
+			     mode == FAST	     ? ", single writer, inline checks"
+			     : mode == SINGLE_WRITER ? ", single writer"
+						     : "",
+			     i, a, b, path);
 	}
 	results_free(&engine);
 	results_free(&oracle);
 }
 
-/* @single_writer: the engine as in a process of one thread until the
- * trace's second thread appears; every other trace then has one
- * thread. */
+/* In a @mode other than PLAIN every other trace has one thread. */
 static void random_traces(unsigned count, unsigned min_events,
-			  unsigned max_events, bool tiny_stamps,
-			  bool single_writer)
+			  unsigned max_events, bool tiny_stamps, enum mode mode)
 {
-	uint64_t base = test_seed(single_writer ? "differential (single writer)"
+	uint64_t base = test_seed(mode == FAST ? "differential (inline checks)"
+				  : mode == SINGLE_WRITER
+					  ? "differential (single writer)"
 				  : tiny_stamps ? "differential (tiny stamps)"
 						: "differential");
 	unsigned long renumbers = 0;
@@ -110,13 +116,13 @@ static void random_traces(unsigned count, unsigned min_events,
 				  min_events + (unsigned)gen_below(
 						       &state, max_events -
 								       min_events));
-		if (single_writer && i % 2 == 0)
+		if (mode != PLAIN && i % 2 == 0)
 			p.threads = 1;
 		trace_init(&t);
 		gen_trace(&t, &p, seed);
 		check_trace(&t, granularities[i % 5],
-			    tiny_stamps ? tiny_bits_for(&p) : 0, single_writer,
-			    seed, &r);
+			    tiny_stamps ? tiny_bits_for(&p) : 0, mode, seed,
+			    &r);
 		renumbers += r;
 		trace_free(&t);
 	}
@@ -129,7 +135,7 @@ static void random_traces(unsigned count, unsigned min_events,
 
 START_TEST(random_small_traces)
 {
-	random_traces(10000, 50, 400, false, false);
+	random_traces(10000, 50, 400, false, PLAIN);
 }
 END_TEST
 
@@ -138,14 +144,23 @@ END_TEST
  * comes later, with full and tiny stamps. */
 START_TEST(random_traces_single_writer)
 {
-	random_traces(4000, 50, 400, false, true);
-	random_traces(1000, 500, 2000, true, true);
+	random_traces(4000, 50, 400, false, SINGLE_WRITER);
+	random_traces(1000, 500, 2000, true, SINGLE_WRITER);
+}
+END_TEST
+
+/* Reads and writes tried first as code with inline checks does
+ * (engine_fast.h), the engine doing the rest. */
+START_TEST(random_traces_inline_checks)
+{
+	random_traces(4000, 50, 400, false, FAST);
+	random_traces(1000, 500, 2000, true, FAST);
 }
 END_TEST
 
 START_TEST(random_traces_tiny_stamps)
 {
-	random_traces(2000, 500, 2000, true, false);
+	random_traces(2000, 500, 2000, true, PLAIN);
 }
 END_TEST
 
@@ -169,7 +184,7 @@ static void long_trace(unsigned stamp_bits)
 
 	trace_init(&t);
 	gen_trace(&t, &p, seed);
-	check_trace(&t, 4, stamp_bits, false, seed, &renumbers);
+	check_trace(&t, 4, stamp_bits, PLAIN, seed, &renumbers);
 	if (stamp_bits)
 		ck_assert_uint_gt(renumbers, 1000);
 	trace_free(&t);
@@ -196,6 +211,7 @@ static Suite *differential_suite(void)
 	tcase_add_test(tc, random_small_traces);
 	tcase_add_test(tc, random_traces_tiny_stamps);
 	tcase_add_test(tc, random_traces_single_writer);
+	tcase_add_test(tc, random_traces_inline_checks);
 	tcase_add_test(tc, million_events);
 	tcase_add_test(tc, million_events_tiny_stamps);
 	suite_add_tcase(s, tc);

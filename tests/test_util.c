@@ -58,17 +58,17 @@ int engine_results(const struct trace *t, unsigned granularity,
 		   unsigned long *renumbers)
 {
 	struct replay_options options = { granularity, stamp_bits, false,
-					  false };
+					  false, false };
 
 	return results_with(t, &options, out, renumbers);
 }
 
 int engine_results_single_writer(const struct trace *t, unsigned granularity,
-				 unsigned stamp_bits, struct results *out,
-				 unsigned long *renumbers)
+				 unsigned stamp_bits, bool fast,
+				 struct results *out, unsigned long *renumbers)
 {
 	struct replay_options options = { granularity, stamp_bits, false,
-					  true };
+					  true, fast };
 
 	return results_with(t, &options, out, renumbers);
 }

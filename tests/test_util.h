@@ -36,10 +36,11 @@ int engine_results(const struct trace *t, unsigned granularity,
 		   unsigned long *renumbers);
 /* engine_results with the engine writing as in a process of one thread
  * until the trace's second thread appears (replay_options'
- * single_writer). */
+ * single_writer), and with @fast each read and write tried first as
+ * inline checks do (engine_fast.h). */
 int engine_results_single_writer(const struct trace *t, unsigned granularity,
-				 unsigned stamp_bits, struct results *out,
-				 unsigned long *renumbers);
+				 unsigned stamp_bits, bool fast,
+				 struct results *out, unsigned long *renumbers);
 
 /* Parse @text as a trace (test fixtures); aborts the test on error. */
 void trace_from_text(struct trace *t, const char *text);

@@ -9,6 +9,8 @@
 #   native    the server alone
 #   trms      under `trms run` at the default sampling rate
 #   trms-1k   under `trms run -F 1000`
+#   trms-interval  under `trms run --interval 1`: a window of the profile
+#             written every second (bench/servers.sh only, SERVERS_MODES)
 # Under trms the profiles go to a directory of their own, given to
 # `trms run -o DIR/%e.%p.trms`; they are looked for anywhere below DIR and
 # matched to processes by their "meta pid" line, not by name.
@@ -138,12 +140,13 @@ srv_launch() {
 	srv_seq=$((srv_seq + 1))
 	case $mode in
 	native) ;;
-	trms | trms-1k)
+	trms | trms-1k | trms-interval)
 		srv_prof=$work/profiles-$srv_seq-$mode
 		mkdir -p "$srv_prof"
 		pre=("$TRMS" run ${srv_trms_all[@]+"${srv_trms_all[@]}"}
 			-o "$srv_prof/%e.%p.trms")
 		[ "$mode" = trms-1k ] && pre+=(-F 1000)
+		[ "$mode" = trms-interval ] && pre+=(--interval 1)
 		pre+=(--)
 		;;
 	*) echo "srv_launch: unknown mode $mode" >&2; return 2 ;;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_fast.h"
 #include "profile_writer.h"
 
 static void record(struct replay *r, uint32_t thread, const struct activation *a,
@@ -40,10 +41,20 @@ static int step(struct replay *r, const struct trace_event *e,
 	case TRACE_READ:
 	case TRACE_KREAD:
 		engine_count_event(t);
-		return engine_read(t, e->addr, e->size);
+		if (r->fast && engine_fast_read(t, e->addr, e->size))
+			return 0;
+		rc = engine_read(t, e->addr, e->size);
+		if (r->fast)
+			engine_fast_refresh(t, e->addr);
+		return rc;
 	case TRACE_WRITE:
 		engine_count_event(t);
-		return engine_write(t, e->addr, e->size);
+		if (r->fast && engine_fast_write(t, e->addr, e->size))
+			return 0;
+		rc = engine_write(t, e->addr, e->size);
+		if (r->fast)
+			engine_fast_refresh(t, e->addr);
+		return rc;
 	case TRACE_KWRITE:
 		engine_count_event(t);
 		return engine_kwrite(t, e->addr, e->size);
@@ -113,6 +124,8 @@ int replay_run(struct replay *r, const struct trace *trace,
 	/* (Threads are numbered as they first appear.) */
 	r->alone = options->single_writer;
 	engine_set_single_writer(&r->engine, &r->alone);
+	r->fast = options->fast;
+	engine_set_fast(&r->engine, options->fast);
 	for (size_t i = 0; i < trace->n_events; i++) {
 		if (trace->events[i].thread != 0)
 			r->alone = 0;

@@ -23,11 +23,15 @@ struct replay_options {
 	 * thread (struct engine's single_writer) until the trace's second
 	 * thread first appears. */
 	bool single_writer;
+	/* Try each read and write as code compiled with inline checks does
+	 * (engine_fast.h) before the engine's own operation. */
+	bool fast;
 };
 
 struct replay {
 	struct engine engine;
 	volatile char alone; /* see replay_options' single_writer */
+	bool fast;
 	struct engine_thread *threads; /* by dense trace index */
 	struct profile_table *profiles; /* by dense trace index, if kept */
 	size_t n_threads;
