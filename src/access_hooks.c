@@ -21,7 +21,33 @@
 
 #include "access_hooks.h"
 #include "call.h"
+#include "engine_fast.h"
 #include "hooks.h"
+
+/*
+ * Code built by `trms cc --trms-full` with Clang checks the common
+ * accesses itself (src/inline_checks.c, inlined by the compiler: see
+ * engine_fast.h) through the calling thread's engine_fast, found here:
+ * NULL until the thread's first access comes through the hooks below,
+ * and for good if the library does not keep the copies.  The hooks are
+ * where the checks send what they do not decide.
+ */
+EXPORT __thread struct engine_fast *__trms_fast
+	__attribute__((tls_model("initial-exec")));
+static bool checks_on;
+
+EXPORT void __trms_fast_enable(unsigned abi)
+{
+	/* Not with a trace (every operation must go through the engine's
+	 * traced paths), nor when only some activations are measured (the
+	 * checks know nothing of skipped ones), nor for code built against
+	 * another version of these structures. */
+	if (abi != ENGINE_FAST_ABI || !runtime_active() || selection.on ||
+	    config.trace[0] || checks_on)
+		return;
+	engine_set_fast(&runtime.engine, true);
+	checks_on = true;
+}
 
 /* An access of @size bytes at @addr by the calling thread, @write or
  * not, counting @span events (costs in events) or one.  Errors (an
@@ -42,12 +68,29 @@ record(uintptr_t addr, size_t size, bool write, bool span)
 					    (addr >> shift);
 		}
 		call_access(t, addr, size, write ? engine_write : engine_read);
+		if (checks_on) {
+			t->engine.fast.guard = &t->busy;
+			engine_fast_refresh(&t->engine, addr);
+			__trms_fast = &t->engine.fast;
+		}
 	}
 	call_leave(t);
 }
 
 void access_record_cells(uintptr_t addr, size_t size, bool write)
 {
+	/* A few bytes (a small memcpy, a short string) the way the inline
+	 * checks decide them, when they are on. */
+	struct engine_fast *f = __trms_fast;
+	if (f && size && !*f->guard) {
+		struct engine_thread *t = (struct engine_thread *)(
+			(char *)f - offsetof(struct engine_thread, fast));
+		if (write ? engine_fast_write(t, addr, size)
+			  : engine_fast_read(t, addr, size)) {
+			t->events += ENGINE_FAST_SPAN(size);
+			return;
+		}
+	}
 	record(addr, size, write, true);
 }
 

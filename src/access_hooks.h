@@ -18,4 +18,8 @@
  * compiler's own per-access calls are recorded in access_hooks.c.) */
 void access_record_cells(uintptr_t addr, size_t size, bool write);
 
+/* Called by every module built with the inline checks
+ * (src/inline_checks.c) with the ENGINE_FAST_ABI it was built with. */
+void __trms_fast_enable(unsigned abi);
+
 #endif

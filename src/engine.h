@@ -125,7 +125,6 @@ struct engine_fast {
 	stamp_t parent; /* the one below it (the sentinel's 0 at depth 1) */
 	stamp_t now;    /* the thread's current stamp */
 	stamp_t g_mask;
-	unsigned shift; /* the engine's cell_shift */
 	/* First accesses and writes may be made inline too, while
 	 * *single is nonzero: only while one thread writes (struct
 	 * engine's single_writer, read at each access: the thread that
@@ -133,9 +132,22 @@ struct engine_fast {
 	 * means no renumbering can run beside them. */
 	bool first_ok;
 	const volatile char *single;
+	/* Set by the thread's owner: while *guard is true (the thread is
+	 * inside the library, and a signal handler's compiled-in checks
+	 * must not touch what it is changing) the copy is not to be used. */
+	const bool *guard;
 	struct frame *top_frame, *parent_frame;
 	struct engine_fast_slot slot[ENGINE_FAST_SLOTS];
 };
+
+/* What code with compiled-in checks assumes of these structures: it
+ * hands the number to the library, which turns the checks on only if it
+ * has the same (see inline_checks.c). */
+#define ENGINE_FAST_ABI                                                  \
+	(1000003u * 1u + 7919u * (unsigned)sizeof(struct engine_fast) +  \
+	 131u * (unsigned)offsetof(struct engine_thread, fast) +          \
+	 31u * (unsigned)offsetof(struct engine_thread, events) +         \
+	 (unsigned)sizeof(stamp_t))
 
 struct engine_thread {
 	struct engine *engine;

@@ -24,7 +24,7 @@
  *    counts of §3, with the ancestor to uncount the parent;
  *  - while one thread writes, a write: stamped at the current stamp
  *    (struct engine's single_writer).
- * Accesses of at most two cells within one chunk only.
+ * Only with cells of 4 bytes, and accesses aligned as below.
  */
 #ifndef TRMS_ENGINE_FAST_H
 #define TRMS_ENGINE_FAST_H
@@ -36,62 +36,101 @@
  * chunk of @addr. */
 void engine_fast_refresh(struct engine_thread *t, uintptr_t addr);
 
-/* The slot for @addr and its cells [*c0, *c1], or NULL. */
+/*
+ * The checks are built for cells of 4 bytes (the default granularity):
+ * an access then covers a number of cells known where it is compiled,
+ * and its check is straight-line code.  With another granularity the
+ * library does not turn them on (every access goes to the engine).
+ * Only accesses that lie within a cell (1 to 4 bytes) or start on one
+ * and cover whole cells (8, 12 or 16 bytes: 2 to 4 cells) are decided
+ * here.
+ */
+#define ENGINE_FAST_SHIFT 2
+#define ENGINE_FAST_CELL ((uintptr_t)1 << ENGINE_FAST_SHIFT)
+
+/* Cells an access of @size bytes covers when it is decided inline. */
+#define ENGINE_FAST_SPAN(size)                                           \
+	((size) <= ENGINE_FAST_CELL ? 1 : (size) >> ENGINE_FAST_SHIFT)
+
+/* The slot for the access of @size bytes at @addr if it can be decided
+ * inline (its first cell's index into *@cell), else NULL. */
 static inline __attribute__((always_inline)) struct engine_fast_slot *
-engine_fast_cells(struct engine_fast *f, uintptr_t addr, size_t size,
-		  size_t *c0, size_t *c1)
+engine_fast_slot(struct engine_fast *f, uintptr_t addr, size_t size,
+		 size_t *cell)
 {
 	uintptr_t chunk = addr >> SHADOW_CHUNK_ADDR_BITS;
 	struct engine_fast_slot *s = &f->slot[chunk & (ENGINE_FAST_SLOTS - 1)];
 	uintptr_t in = addr & (((uintptr_t)1 << SHADOW_CHUNK_ADDR_BITS) - 1);
+	bool fits = size <= ENGINE_FAST_CELL
+			    ? (in & (ENGINE_FAST_CELL - 1)) + size <=
+				      ENGINE_FAST_CELL
+			    : size <= 4 * ENGINE_FAST_CELL &&
+				      !(size & (ENGINE_FAST_CELL - 1)) &&
+				      !(in & (ENGINE_FAST_CELL - 1)) &&
+				      in + size <= ((uintptr_t)1
+						    << SHADOW_CHUNK_ADDR_BITS);
 
-	if (s->chunk != chunk ||
-	    in + size > ((uintptr_t)1 << SHADOW_CHUNK_ADDR_BITS))
+	if (s->chunk != chunk || !fits)
 		return NULL;
-	*c0 = in >> f->shift;
-	*c1 = (in + size - 1) >> f->shift;
-	return *c1 - *c0 <= 1 ? s : NULL;
+	*cell = in >> ENGINE_FAST_SHIFT;
+	return s;
 }
 
-/* The read of @size bytes at @addr, decided inline.  @return true if
- * done, false (nothing changed) if engine_read must do it. */
+/* May a cell of stamp @o be counted inline (seen already, or a first
+ * access: never accessed, or last in the parent's time)? */
+#define ENGINE_FAST_FIRST_OK(o, top, parent)                             \
+	((o) >= (top) || !(o) || (o) >= (parent))
+
+/* The read of @size bytes (1, 2, 4, 8 or 16, a constant where the check
+ * is compiled) at @addr, decided inline.  @return true if done, false
+ * (nothing changed) if engine_read must do it. */
 static inline __attribute__((always_inline)) bool
 engine_fast_read(struct engine_thread *t, uintptr_t addr, size_t size)
 {
 	struct engine_fast *f = &t->fast;
-	size_t c0, c1;
-	struct engine_fast_slot *s = engine_fast_cells(f, addr, size, &c0, &c1);
+	const size_t n = ENGINE_FAST_SPAN(size);
+	size_t cell;
+	struct engine_fast_slot *s = engine_fast_slot(f, addr, size, &cell);
 
 	if (!s)
 		return false;
-	stamp_t o0 = s->own[c0], o1 = s->own[c1];
-	stamp_t w0 = SHARED_LOAD(&s->wts[c0]), w1 = SHARED_LOAD(&s->wts[c1]);
+	stamp_t *own = s->own + cell;
+	const stamp_t *wts = s->wts + cell;
+	stamp_t o[4], w[4];
+	for (size_t i = 0; i < n; i++) {
+		o[i] = own[i];
+		w[i] = SHARED_LOAD(&wts[i]);
+	}
 	/* The cells before the copy (see renumber.c). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	stamp_t top = __atomic_load_n(&f->top, __ATOMIC_RELAXED);
 	stamp_t g = f->g_mask;
-
-	if (top == ENGINE_FAST_OFF || (o0 & g) < (w0 & g) ||
-	    (o1 & g) < (w1 & g))
+	bool seen = true;
+	if (top == ENGINE_FAST_OFF)
 		return false;
-	bool seen0 = o0 >= top, seen1 = o1 >= top;
-	if (seen0 && seen1)
+	for (size_t i = 0; i < n; i++) {
+		if ((o[i] & g) < (w[i] & g))
+			return false; /* induced */
+		seen &= o[i] >= top;
+	}
+	if (seen)
 		return true;
 	/* First accesses: each uncounts the parent (a cell it or an
 	 * earlier child accessed), or nothing (never accessed). */
-	if (!f->first_ok || !*f->single || (!seen0 && o0 && o0 < f->parent) ||
-	    (!seen1 && o1 && o1 < f->parent))
+	stamp_t parent = f->parent;
+	if (!f->first_ok || !*f->single)
 		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!ENGINE_FAST_FIRST_OK(o[i], top, parent))
+			return false;
+	stamp_t now = f->now;
 	int64_t first = 0, uncount = 0;
-	if (!seen0) {
-		s->own[c0] = f->now;
-		first++;
-		uncount += o0 != 0;
-	}
-	if (c1 != c0 && !seen1) {
-		s->own[c1] = f->now;
-		first++;
-		uncount += o1 != 0;
+	for (size_t i = 0; i < n; i++) {
+		if (o[i] < top) {
+			own[i] = now;
+			first++;
+			uncount += o[i] != 0;
+		}
 	}
 	f->top_frame->trms += first;
 	f->top_frame->rms += first;
@@ -100,22 +139,24 @@ engine_fast_read(struct engine_thread *t, uintptr_t addr, size_t size)
 	return true;
 }
 
-/* The write of @size bytes at @addr, decided inline.  @return true if
- * done, false (nothing changed) if engine_write must do it. */
+/* The write of @size bytes (as for engine_fast_read) at @addr, decided
+ * inline.  @return true if done, false (nothing changed) if engine_write
+ * must do it. */
 static inline __attribute__((always_inline)) bool
 engine_fast_write(struct engine_thread *t, uintptr_t addr, size_t size)
 {
 	struct engine_fast *f = &t->fast;
-	size_t c0, c1;
-	struct engine_fast_slot *s = engine_fast_cells(f, addr, size, &c0, &c1);
+	const size_t n = ENGINE_FAST_SPAN(size);
+	size_t cell;
+	struct engine_fast_slot *s = engine_fast_slot(f, addr, size, &cell);
 
 	if (!s || f->top == ENGINE_FAST_OFF || !f->first_ok || !*f->single)
 		return false;
 	stamp_t now = f->now;
-	s->own[c0] = now;
-	s->own[c1] = now;
-	SHARED_STORE(&s->wts[c0], now & ~STAMP_KERNEL);
-	SHARED_STORE(&s->wts[c1], now & ~STAMP_KERNEL);
+	for (size_t i = 0; i < n; i++) {
+		s->own[cell + i] = now;
+		SHARED_STORE(&s->wts[cell + i], now & ~STAMP_KERNEL);
+	}
 	return true;
 }
 

@@ -611,11 +611,14 @@ void engine_fast_refresh(struct engine_thread *t, uintptr_t addr)
 	uintptr_t chunk = addr >> SHADOW_CHUNK_ADDR_BITS;
 
 	if (!atomic_load_explicit(&e->fast_on, memory_order_relaxed) ||
-	    engine_tracer)
+	    engine_tracer || e->cell_shift != ENGINE_FAST_SHIFT)
 		return;
 	/* Inside an operation: a renumbering is not under way, and waits
-	 * until this is done (then turns the copy off again). */
-	op_begin(e);
+	 * until this is done (then turns the copy off again).  Alone, the
+	 * thread is the only one that could renumber. */
+	bool alone = write_at_now(t, false);
+	if (!alone)
+		op_begin(e);
 	if (!t->unstamped && addr < SHADOW_ADDR_LIMIT) {
 		struct engine_fast_slot *s =
 			&f->slot[chunk & (ENGINE_FAST_SLOTS - 1)];
@@ -629,9 +632,8 @@ void engine_fast_refresh(struct engine_thread *t, uintptr_t addr)
 			s->wts = wts;
 		}
 		f->g_mask = e->g_mask;
-		f->shift = e->cell_shift;
 		f->now = t->now;
-		f->first_ok = write_at_now(t, false);
+		f->first_ok = alone;
 		f->single = atomic_load_explicit(&e->single_writer,
 						 memory_order_relaxed);
 		f->top_frame = &t->stack[t->depth];
@@ -639,5 +641,6 @@ void engine_fast_refresh(struct engine_thread *t, uintptr_t addr)
 		f->parent = t->depth ? f->parent_frame->ts : 0;
 		__atomic_store_n(&f->top, f->top_frame->ts, __ATOMIC_RELAXED);
 	}
-	op_end();
+	if (!alone)
+		op_end();
 }
