@@ -30,6 +30,9 @@
 #   SERVERS_SECONDS  length of one load, in seconds (default 3)
 #   SERVERS_REPS     repetitions (default 5)
 #   SERVERS          which servers (default "nginx redis mariadb")
+#   SERVERS_MODES    which modes, native first (default "native trms
+#                    trms-1k"; also trms-interval: `trms run --interval 1`,
+#                    a window of the profile written every second)
 #   SERVERS_DATA     a file to copy every measurement into ("LOAD MODE
 #                    REPETITION RATE" lines; repetition 0 is the warm-up)
 # Scratch files go to BUILD_DIR/bench-servers (removed at the end).  The
@@ -41,6 +44,7 @@ build=${1:-build}
 seconds=${SERVERS_SECONDS:-3}
 reps=${SERVERS_REPS:-5}
 servers=${SERVERS:-nginx redis mariadb}
+modes=${SERVERS_MODES:-native trms trms-1k}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 suite=$here/../tests/servers
 
@@ -71,6 +75,18 @@ for s in $servers; do
 done
 
 srv_init servers "$build/bench-servers" "$build/tools/trms"
+for m in $modes; do
+	case $m in
+	native | trms | trms-1k | trms-interval) ;;
+	*) echo "servers.sh: unknown mode $m (native, trms, trms-1k, trms-interval)" >&2
+		exit 2 ;;
+	esac
+done
+case $modes in native*) ;; *)
+	echo "servers.sh: SERVERS_MODES must start with native (ratios are to it)" >&2
+	exit 2 ;;
+esac
+srv_modes=$modes
 srv_calibrate=yes
 needs() {
 	case $1 in
@@ -91,7 +107,7 @@ done
 buildtype=$(sed -n 's/.*"name": "buildtype", "value": "\([a-z]*\)".*/\1/p' \
 	"$build/meson-info/intro-buildoptions.json" 2>/dev/null | head -n 1)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
-echo "== real servers: native vs trms run (default rate) vs trms run -F 1000"
+echo "== real servers: $(echo "$srv_modes" | sed 's/ / vs /g')"
 echo "  $(date -u '+%Y-%m-%d %H:%M UTC'); machine: $(nproc) CPUs, ${cpu:-unknown CPU}"
 echo "  load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  build: $build (buildtype ${buildtype:-unknown}), $("$build/tools/trms" version 2>/dev/null | head -n 1)"
@@ -164,7 +180,7 @@ done
 echo "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(($(date +%s) - start_time)) s;"
 echo "  1-minute load average between $(sort -g "$work/loadavg" | head -n 1) and $(sort -g "$work/loadavg" | tail -n 1) (median $(sort -g "$work/loadavg" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')) over the runs"
 echo
-awk -v reps="$reps" '
+awk -v reps="$reps" -v modes="$srv_modes" '
 	function median(list,    n, a, i, j, t) {
 		n = split(list, a, " ")
 		if (n == 0) return ""
@@ -173,6 +189,12 @@ awk -v reps="$reps" '
 				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
 			}
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	function title(m) {
+		if (m == "trms") return "trms /s"
+		if (m == "trms-1k") return "1 kHz /s"
+		if (m == "trms-interval") return "interval /s"
+		return m " /s"
 	}
 	function label(k) {
 		if (k == "nginx-100KiB") return "nginx 100 KiB, sendfile off"
@@ -204,14 +226,19 @@ awk -v reps="$reps" '
 	}
 	function fmt(x, f) { return x == "" ? "-" : sprintf(f, x) }
 	END {
-		printf "%-30s %11s %8s %11s %7s %11s %7s\n", "load", "native /s", "spread",
-			"trms /s", "ratio", "1 kHz /s", "ratio"
+		nm = split(modes, m, " ")
+		printf "%-30s %11s %8s", "load", "native /s", "spread"
+		for (j = 2; j <= nm; j++)
+			printf " %11s %7s", title(m[j]), "ratio"
+		printf "\n"
 		for (i = 1; i <= n; i++) {
 			k = keys[i]
-			printf "%-30s %11s %8s %11s %7s %11s %7s\n", label(k),
-				fmt(median(rate[k, "native"]), "%.0f"), spread(k),
-				fmt(median(rate[k, "trms"]), "%.0f"), fmt(ratios(k, "trms"), "%.3f"),
-				fmt(median(rate[k, "trms-1k"]), "%.0f"), fmt(ratios(k, "trms-1k"), "%.3f")
+			printf "%-30s %11s %8s", label(k),
+				fmt(median(rate[k, "native"]), "%.0f"), spread(k)
+			for (j = 2; j <= nm; j++)
+				printf " %11s %7s", fmt(median(rate[k, m[j]]), "%.0f"),
+					fmt(ratios(k, m[j]), "%.3f")
+			printf "\n"
 		}
 	}' "$work/data"
 [ -z "${SERVERS_DATA:-}" ] || cp "$work/data" "$SERVERS_DATA"

@@ -17,7 +17,7 @@ TOP_LAYER = {
     # the engine: stamps, cells, shadow memory, renumbering, tuples, names
     'stamp': 1, 'cells': 1, 'shadow': 1, 'engine': 1, 'trms': 1,
     'renumber': 1, 'profile': 1, 'region': 1, 'cost': 1,
-    'function_cache': 1,
+    'function_cache': 1, 'engine_fast': 1,
     # each thread's state, and the process's
     'runtime': 3, 'thread': 3, 'selection': 3,
     # the API, calibration and the hooks
@@ -27,6 +27,8 @@ TOP_LAYER = {
     'blocking_hooks': 5, 'io_hooks': 5, 'loader_hooks': 5,
     'process_hooks': 5, 'pthread_hooks': 5, 'sandbox_hooks': 5,
     'signal_hooks': 5,
+    # compiled into programs by trms cc's plugin, not into the library
+    'inline_checks': 5,
     # start-up
     'preload': 6,
 }

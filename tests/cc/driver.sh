@@ -153,6 +153,22 @@ want $gcc_flags $gcc_full x.o -o prog $wrap $link_flags
 same "--trms-full link" "$trms" cc x.o --trms-full -o prog
 want $clang_flags $clang_full -c x.cc
 same "c++ --trms-full -c" "$trms" c++ -c --trms-full x.cc
+# With the plugin, a clang of its LLVM (by the path it resolves to) gets
+# -fpass-plugin instead: the accesses checked inline.
+plugin=$("$trms" cc --trms-help | sed -n '/PLUGIN, for the clang of LLVM/{n;s/^ *//;s/\.$//;p}')
+llvm=$("$trms" cc --trms-help | sed -n 's/.*PLUGIN, for the clang of LLVM \([0-9]*\), is/\1/p')
+if [ -n "$plugin" ]; then
+	mkdir -p "$work/llvm-$llvm/bin"
+	cp "$work/bin/gcc-fake" "$work/llvm-$llvm/bin/clang"
+	want $clang_flags "-fpass-plugin=$plugin" -c x.c
+	TRMS_CC=$work/llvm-$llvm/bin/clang same "--trms-full, clang $llvm" \
+		"$trms" cc --trms-full -c x.c
+	want $clang_flags "-fpass-plugin=$plugin" x.o -o prog $wrap $link_flags
+	TRMS_CC=$work/llvm-$llvm/bin/clang same "--trms-full link, clang $llvm" \
+		"$trms" cc x.o --trms-full -o prog
+else
+	echo "trms built without the plugin: -fpass-plugin not tested"
+fi
 want $gcc_flags -c x.c
 same "--trms-full then --trms-functions" "$trms" cc --trms-full \
 	--trms-functions -c x.c

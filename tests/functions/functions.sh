@@ -65,6 +65,31 @@ expect() { # WHAT GOT WANTED
 	[ "$2" = "$3" ] || fail "$cc: $1: got '$2', expected '$3'"
 }
 
+# The Clang plugin of --trms-full, if this trms was built with it: its
+# programs check most accesses inline, except while traced.
+plugin=$(dirname "$trms")/cc/plugin/trms-pass.so
+
+# inline_same NAME PROGRAM [ARG...]: PROGRAM built by `trms cc
+# --trms-full` with Clang checks accesses inline when the plugin is
+# there; run untraced (costs in events, K = 4: the checks on) its
+# profile's tuples are exactly those of its traced run $work/NAME.trms,
+# which the naive oracle checked (the same program, deterministic).
+inline_same() {
+	name=$1
+	shift
+	[ "$cc" = clang ] && [ -e "$plugin" ] || return 0
+	nm -D "$1" | grep -q ' U __trms_fast$' ||
+		{ fail "$name: built without the inline checks"; return; }
+	TRMS_COST=events TRMS_GRANULARITY=4 TRMS_SAMPLE_HZ=0 \
+		TRMS_OUTPUT="$work/$name-inline.trms" "$@" >/dev/null ||
+		fail "$name, inline checks: exit status $?"
+	"$trms" report --tuples "$work/$name.trms" | sort >"$work/$name.a"
+	"$trms" report --tuples "$work/$name-inline.trms" | sort \
+		>"$work/$name.b"
+	cmp -s "$work/$name.a" "$work/$name.b" ||
+		fail "$name: the inline checks' profile differs from the traced run's: $(diff "$work/$name.a" "$work/$name.b" | head -n 4)"
+}
+
 checked=0
 for cc in gcc clang; do
 	command -v $cc >/dev/null 2>&1 || {
@@ -117,6 +142,7 @@ for cc in gcc clang; do
 	expect "measure (strlen)" "$(tuples measure trms)" "25 1 0 0"
 	expect "consume" "$(tuples consume trms)" "300 1 300 0"
 	expect "consume rms" "$(tuples consume rms)" "300 1 300 0"
+	inline_same "full-$cc" "$work/full-$cc"
 
 	# The bundled example, its annotations compiled out; not inlined,
 	# so that its functions stay functions.
@@ -138,6 +164,8 @@ for cc in gcc clang; do
 	n^2* | n^3* | 2^n) fail "$cc: addword grows as '$(growth addword)'" ;;
 	"") fail "$cc: no region addword" ;;
 	esac
+	traced "wf4-$cc" 4 "$work/wf-$cc" "$words" >/dev/null
+	inline_same "wf4-$cc" "$work/wf-$cc" "$words"
 
 	# Measuring one function activation in 3 (docs/production.md):
 	# every tuple one the full run has (longjmps and threads included).

@@ -40,8 +40,9 @@ static int rpath(const char *library, struct cc_argv *a, char **out)
 	return 4;
 }
 
-/* --trms-full's flags into @out.  @return how many. */
-static int instrument_accesses(const struct cc_plan *p, char **out)
+/* --trms-full's flags into @out.  @return how many, or -ENOMEM. */
+static int instrument_accesses(const struct cc_plan *p, struct cc_argv *a,
+			       char **out)
 {
 	const char *const gcc[] = { CC_FULL_SANITIZE, CC_GCC_PARAM,
 				    CC_GCC_CALLS, CC_GCC_PARAM,
@@ -54,6 +55,13 @@ static int instrument_accesses(const struct cc_plan *p, char **out)
 	const char *const *flags = p->family == CC_CLANG ? clang : gcc;
 	int n = 0;
 
+	if (p->full && p->family == CC_CLANG && p->plugin) {
+		if (asprintf(&a->owned[2], "%s%s", CC_CLANG_PLUGIN,
+			     p->plugin) < 0)
+			return -ENOMEM;
+		out[0] = a->owned[2];
+		return 1;
+	}
 	if (p->full)
 		for (; n < 7; n++)
 			out[n] = (char *)flags[n];
@@ -65,11 +73,15 @@ static int instrument(const struct cc_plan *p, struct cc_argv *a, char **out)
 {
 	if (p->family == CC_CLANG) {
 		out[0] = CC_CLANG_FLAGS;
-		return 1 + instrument_accesses(p, out + 1);
+		int n = instrument_accesses(p, a, out + 1);
+		return n < 0 ? n : 1 + n;
 	}
 	out[0] = CC_GCC_INSTRUMENT;
 	out[1] = CC_GCC_EXCLUDE_FILES;
-	int n = 2 + instrument_accesses(p, out + 2);
+	int n = instrument_accesses(p, a, out + 2);
+	if (n < 0)
+		return n;
+	n += 2;
 	if (!p->exclude)
 		return n;
 	char *s;

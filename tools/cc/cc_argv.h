@@ -36,6 +36,8 @@
 #define CC_CLANG_CALLS "-asan-instrumentation-with-call-threshold=0"
 #define CC_CLANG_NO_STACK "-asan-stack=0"
 #define CC_CLANG_NO_GLOBALS "-asan-globals=0"
+/* --trms-full with Clang where the plugin is (followed by its path). */
+#define CC_CLANG_PLUGIN "-fpass-plugin="
 #define CC_FULL_WRAP                                                     \
 	"-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset,--wrap=memcmp,"    \
 	"--wrap=strlen,--wrap=strnlen,--wrap=strcmp,--wrap=strncmp,"       \
@@ -57,11 +59,14 @@ struct cc_plan {
 				 * comma-separated, or NULL */
 	const char *library;	/* libtrms's real path, appended; or NULL:
 				 * the invocation does not link */
+	const char *plugin;	/* with --trms-full and Clang: the plugin
+				 * that checks accesses inline (cc_plugin.h),
+				 * or NULL: every access a call */
 };
 
 struct cc_argv {
 	char **argv;		/* NULL-terminated */
-	char *owned[2];		/* the strings built for it */
+	char *owned[3];		/* the strings built for it */
 };
 
 /* @p's argument list around @args[0..@argc) into @a.  @return 0,

@@ -18,6 +18,7 @@
 #include "cc_args.h"
 #include "cc_argv.h"
 #include "cc_family.h"
+#include "cc_plugin.h"
 #include "commands.h"
 #include "run_command.h"
 #include "xalloc.h"
@@ -52,7 +53,14 @@ static const char usage_head[] =
 	"  GCC:   -fsanitize=kernel-address --param\n"
 	"         asan-instrumentation-with-call-threshold=0 --param\n"
 	"         asan-stack=0 --param asan-globals=0\n"
-	"  Clang: -fsanitize=kernel-address -mllvm\n"
+	"  Clang: -fpass-plugin=PLUGIN, trms's own plugin: a check before\n"
+	"         every load and store, inlined, that decides the common\n"
+	"         accesses itself and calls the library for the others\n"
+	"         (several times faster); PLUGIN is the trms-pass.so of this\n"
+	"         trms (cc/plugin/ in a build tree, LIBDIR/trms/ installed),\n"
+	"         used if it was built and the compiler resolves to the LLVM\n"
+	"         it was built for (/usr/lib/llvm-N/); else, as GCC:\n"
+	"         -fsanitize=kernel-address -mllvm\n"
 	"         -asan-instrumentation-with-call-threshold=0 -mllvm\n"
 	"         -asan-stack=0 -mllvm -asan-globals=0\n"
 	"  (the sanitizer's checks made calls, without its runtime)\n"
@@ -113,6 +121,13 @@ static int help(void)
 		puts("  no LIBTRMS is found for this trms.");
 	else
 		printf("  for this trms, LIBTRMS is\n    %s.\n", library);
+	char plugin[PATH_MAX];
+	if (!cc_find_plugin(TRMS_INSTALLED_LIBDIR, plugin, sizeof(plugin)))
+		printf("  PLUGIN, for the clang of LLVM %d, is\n    %s.\n",
+		       cc_plugin_llvm(), plugin);
+	else
+		puts("  this trms has no PLUGIN (built without LLVM's "
+		     "development files).");
 	fputs(usage_tail, stdout);
 	return fflush(stdout) ? 1 : 0;
 }
@@ -217,6 +232,11 @@ int cmd_cc(int argc, char **argv)
 			"ignored with clang\n", cmd);
 	else
 		p.exclude = o.exclude;
+	char plugin[PATH_MAX];
+	if (p.full && p.family == CC_CLANG &&
+	    !cc_find_plugin(TRMS_INSTALLED_LIBDIR, plugin, sizeof(plugin)) &&
+	    cc_plugin_fits(p.compiler))
+		p.plugin = plugin;
 	status = choose_library(cmd, cc_links(nargs, args), library,
 				sizeof(library), &p);
 	if (status < 0)
