@@ -23,6 +23,7 @@
 #include "call.h"
 #include "engine_fast.h"
 #include "hooks.h"
+#include "inline_checks.h"
 
 /*
  * Code built by `trms cc --trms-full` with Clang checks the common
@@ -42,7 +43,7 @@ EXPORT void __trms_fast_enable(unsigned abi)
 	 * traced paths), nor when only some activations are measured (the
 	 * checks know nothing of skipped ones), nor for code built against
 	 * another version of these structures. */
-	if (abi != ENGINE_FAST_ABI || !runtime_active() || selection.on ||
+	if (abi != INLINE_CHECKS_ABI || !runtime_active() || selection.on ||
 	    config.trace[0] || checks_on)
 		return;
 	engine_set_fast(&runtime.engine, true);

@@ -19,7 +19,7 @@
 void access_record_cells(uintptr_t addr, size_t size, bool write);
 
 /* Called by every module built with the inline checks
- * (src/inline_checks.c) with the ENGINE_FAST_ABI it was built with. */
+ * (src/inline_checks.c) with the INLINE_CHECKS_ABI it was built with. */
 void __trms_fast_enable(unsigned abi);
 
 #endif

@@ -9,12 +9,13 @@
  *
  * The structures they read are the library's (engine.h); a module
  * built against other versions of them hands the library another
- * ENGINE_FAST_ABI and the library then never gives it a copy to read.
+ * INLINE_CHECKS_ABI and the library then never gives it a copy to
+ * read.
  */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine_fast.h"
+#include "inline_checks.h"
 
 extern __thread struct engine_fast *__trms_fast
 	__attribute__((tls_model("initial-exec")));
@@ -29,7 +30,7 @@ void __trms_fast_enable(unsigned abi);
 	void __trms_check_load##n(void *addr)                             \
 	{                                                                 \
 		struct engine_fast *f = __trms_fast;                      \
-		if (__builtin_expect(f && !*f->guard, 1)) {               \
+		if (__builtin_expect(f && !inline_checks_busy(f), 1)) {   \
 			struct engine_thread *t = owner(f);               \
 			if (__builtin_expect(                             \
 				    engine_fast_read(t, (uintptr_t)addr, n), \
@@ -44,7 +45,7 @@ void __trms_fast_enable(unsigned abi);
 	void __trms_check_store##n(void *addr)                            \
 	{                                                                 \
 		struct engine_fast *f = __trms_fast;                      \
-		if (__builtin_expect(f && !*f->guard, 1)) {               \
+		if (__builtin_expect(f && !inline_checks_busy(f), 1)) {   \
 			struct engine_thread *t = owner(f);               \
 			if (__builtin_expect(engine_fast_write(           \
 						     t, (uintptr_t)addr, n), \
@@ -72,5 +73,5 @@ CHECKS(16)
  * it keeps the copies and has the same structures. */
 __attribute__((constructor)) static void enable_checks(void)
 {
-	__trms_fast_enable(ENGINE_FAST_ABI);
+	__trms_fast_enable(INLINE_CHECKS_ABI);
 }

@@ -1,0 +1,33 @@
+/*
+ * inline_checks.h - what the checks compiled into programs
+ * (inline_checks.c) and the library (access_hooks.c) must agree on.
+ */
+#ifndef TRMS_INLINE_CHECKS_H
+#define TRMS_INLINE_CHECKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "engine_fast.h"
+#include "thread.h"
+
+/* A thread's busy flag lies at this distance from its engine_fast: the
+ * checks read it there, one load, instead of through engine_fast's
+ * guard. */
+#define INLINE_CHECKS_GUARD                                              \
+	((ptrdiff_t)offsetof(struct trms_thread, busy) -                 \
+	 (ptrdiff_t)(offsetof(struct trms_thread, engine) +              \
+		     offsetof(struct engine_thread, fast)))
+
+/* The layout of everything the checks read: a module built against
+ * another one hands the library another number, and gets no copy. */
+#define INLINE_CHECKS_ABI                                                \
+	(ENGINE_FAST_ABI + 524287u * (unsigned)INLINE_CHECKS_GUARD)
+
+static inline __attribute__((always_inline)) bool
+inline_checks_busy(const struct engine_fast *f)
+{
+	return *((const bool *)f + INLINE_CHECKS_GUARD);
+}
+
+#endif
