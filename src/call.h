@@ -89,7 +89,7 @@ static inline void meter_stop_at(struct trms_thread *t, struct meter *m,
 	cost_exclude(&t->cost, slow);
 	/* Entering and leaving the library, outside any reading. */
 	if (op == COST_OP_ACCESS)
-		cost_exclude(&t->cost, t->cost.access_floor);
+		cost_exclude_estimated(&t->cost, t->cost.access_floor);
 	if (!m->measure)
 		cost_estimated(&t->cost, op);
 	else if (m->exact)

@@ -22,6 +22,12 @@
  *    from begin, entering end), excluded by every end, and the
  *    "access floor" (entering and leaving the library around a small
  *    access), excluded by every access.  A cost never goes below zero.
+ *
+ * Of what it excludes, the meter also keeps apart the part charged by
+ * estimate (running estimates and floors) rather than measured: that part
+ * is what the correction of a cost can be off by, and the profile says
+ * how much of it each region's costs had taken out (docs/cost.md, "When
+ * the library dominates").
  * See docs/cost.md.
  */
 #ifndef TRMS_COST_H
@@ -44,6 +50,9 @@ struct cost_calibration {
 
 struct cost_meter {
 	uint64_t excluded;
+	/* Of excluded, the ticks charged by estimate or floor: not measured
+	 * on this call. */
+	uint64_t estimated;
 	uint64_t floor; /* ticks between begin's clock read and end's, empty */
 	uint64_t access_floor; /* ticks of an access outside its readings */
 	uint64_t estimate[COST_OPS];
@@ -135,10 +144,18 @@ static inline void cost_exclude(struct cost_meter *m, uint64_t ticks)
 	m->excluded += ticks;
 }
 
+/* Exclude @ticks known only by estimate: a floor. */
+static inline void cost_exclude_estimated(struct cost_meter *m,
+					  uint64_t ticks)
+{
+	m->excluded += ticks;
+	m->estimated += ticks;
+}
+
 /* An unmeasured call of kind @op: exclude the running estimate. */
 static inline void cost_estimated(struct cost_meter *m, enum cost_op op)
 {
-	m->excluded += m->estimate[op];
+	cost_exclude_estimated(m, m->estimate[op]);
 }
 
 #endif

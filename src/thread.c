@@ -38,13 +38,15 @@ void thread_record_failed(void)
 }
 
 void thread_record_observed(struct trms_thread *t, const struct frame *f,
-			    uint64_t cost)
+			    const struct tuple_add *add)
 {
 	void (*observer)(struct trms_thread *, const struct activation *) =
 		runtime_observer;
 	struct activation a;
 
-	frame_activation(f, cost, &a);
+	frame_activation(f, add->cost, &a);
+	a.library = add->library;
+	a.estimated = add->estimated;
 	/* Calibration activations are seen by the calibration's observer
 	 * only: they belong to no registered region. */
 	if (f->region == REGION_CALIBRATION) {
@@ -58,8 +60,7 @@ void thread_record_observed(struct trms_thread *t, const struct frame *f,
 		observer(t, &a);
 	if (profile_record(atomic_load_explicit(&t->recording,
 						memory_order_relaxed),
-			   a.region, a.trms, a.rms, a.cost,
-			   a.induced_thread, a.induced_external))
+			   a.region, a.trms, a.rms, add))
 		thread_record_failed();
 }
 
@@ -68,8 +69,8 @@ void thread_close_all(struct trms_thread *t)
 	while (t->engine.depth) {
 		uint64_t now = thread_cost_now(t);
 		const struct frame *f = engine_pop(&t->engine);
-		thread_record(t, f, now > f->cost_start ? now - f->cost_start
-							: 0);
+		thread_record(t, f, now > f->cost_start ? now - f->cost_start : 0,
+			      t->cost.excluded, t->cost.estimated);
 	}
 }
 

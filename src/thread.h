@@ -148,7 +148,7 @@ void thread_cost_defaults(struct trms_thread *t);
 
 /* thread_record when an observer is set (tests, calibration). */
 void thread_record_observed(struct trms_thread *t, const struct frame *f,
-			    uint64_t cost);
+			    const struct tuple_add *a);
 
 /* A new (trms, rms) could not be stored. */
 void thread_record_failed(void);
@@ -167,23 +167,35 @@ static inline uint64_t thread_cost_now(struct trms_thread *t)
 	return clock_ticks() - t->cost.excluded;
 }
 
-/* Record the activation of the popped frame @f, of cost @cost, unless
- * profiling was paused during it. */
+/*
+ * Record the activation of the popped frame @f, of cost @cost, unless
+ * profiling was paused during it.  With costs in time, @cost was read on
+ * the cost clock at @excluded, @estimated (the thread's meter then, see
+ * cost.h): what the meter grew by since the frame's start is the
+ * library's time taken out of the cost, and the part of it estimated.
+ */
 static inline void thread_record(struct trms_thread *t, const struct frame *f,
-				 uint64_t cost)
+				 uint64_t cost, uint64_t excluded,
+				 uint64_t estimated)
 {
+	bool timed = config.cost == COST_NS;
+	struct tuple_add a = {
+		.cost = cost,
+		.induced_thread = (uint64_t)f->induced_thread,
+		.induced_external = (uint64_t)f->induced_external,
+		.library = timed ? excluded - f->excluded_start : 0,
+		.estimated = timed ? estimated - f->estimated_start : 0,
+	};
+
 	if (__builtin_expect(runtime_observer != NULL, 0))
-		return thread_record_observed(t, f, cost);
+		return thread_record_observed(t, f, &a);
 	if (!f->tag || f->tag != runtime_tag())
 		return;
 	if (__builtin_expect(profile_record(atomic_load_explicit(
 						    &t->recording,
 						    memory_order_relaxed),
-					    f->region,
-					    (uint64_t)f->trms,
-					    (uint64_t)f->rms, cost,
-					    (uint64_t)f->induced_thread,
-					    (uint64_t)f->induced_external) != 0,
+					    f->region, (uint64_t)f->trms,
+					    (uint64_t)f->rms, &a) != 0,
 			     0))
 		thread_record_failed();
 }
