@@ -48,7 +48,7 @@ static inline void activation_start_clock(struct trms_thread *t,
 					  uint64_t now)
 {
 	engine_set_cost_start(&t->engine, now - t->cost.excluded,
-			      t->cost.excluded, t->cost.estimated);
+			      t->cost.excluded, t->cost.measured);
 }
 
 /* Push the frame of an activation of region @id, measured or not as the
@@ -187,7 +187,7 @@ activation_close(struct trms_thread *t, const bool is_timed, uint64_t now)
 	uint64_t cost = reading - f->cost_start;
 	if (is_timed && reading < f->cost_start)
 		cost = 0;
-	thread_record(t, f, cost, t->cost.excluded, t->cost.estimated);
+	thread_record(t, f, cost, is_timed);
 }
 
 /* The fast path of an exit whose frame is on top: close it, the thread

@@ -57,8 +57,8 @@ struct __attribute__((aligned(16))) frame {
 	uint64_t cost_start;
 	/* The caller's, with costs in time: its cost meter's readings when
 	 * the activation began (see cost.h: the library's time excluded so
-	 * far, and of it the part charged by estimate). */
-	uint64_t excluded_start, estimated_start;
+	 * far, and of it the part measured). */
+	uint64_t excluded_start, measured_start;
 	const void *key; /* the caller's, e.g. the name pointer it began with */
 	uintptr_t cfa;   /* the caller's stack pointer when it began (to place
 			    the region among the frames of a sampled stack) */
@@ -209,13 +209,13 @@ static inline const struct frame *engine_top(const struct engine_thread *t)
  * only after engine_call). */
 static inline void engine_set_cost_start(struct engine_thread *t,
 					 uint64_t cost, uint64_t excluded,
-					 uint64_t estimated)
+					 uint64_t measured)
 {
 	struct frame *f = &t->stack[t->depth];
 
 	f->cost_start = cost;
 	f->excluded_start = excluded;
-	f->estimated_start = estimated;
+	f->measured_start = measured;
 }
 
 static inline size_t engine_shadow_bytes(struct engine *e)

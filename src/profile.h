@@ -65,10 +65,16 @@ struct tuple_add {
  * all of these are plain moves.
  *
  * Activations that cost what the slot's first one cost and induced
- * nothing (and had no library time taken out) are only counted, in first_count, with one store and no change
+ * nothing are only counted, in first_count, with one store and no change
  * of seq: a reader sees the count before or after it, both consistent.
  * With costs in events a deterministic region's activations with the same
- * input mostly cost the same, so most ends take this one store. */
+ * input mostly cost the same, so most ends take this one store.
+ *
+ * With costs in time every activation also adds its library time, before
+ * and outside the sequence: a reader may see an activation in these sums
+ * and not yet in the count, one activation apart.  library is stored
+ * before estimated, and a reader loads estimated before library: it never
+ * sees more estimated than library. */
 struct tuple_slot {
 	atomic_uint seq; /* 0: empty; odd: being written; even: stable */
 	uint32_t region;
@@ -109,6 +115,18 @@ struct profile_table {
 void profile_table_init(struct profile_table *t);
 void profile_table_fini(struct profile_table *t);
 
+/* Add @a's library time to @s's (see struct tuple_slot for the order). */
+static inline void tuple_slot_add_library(struct tuple_slot *s,
+					  const struct tuple_add *a)
+{
+	if (!(a->library | a->estimated))
+		return;
+	__atomic_store_n(&s->library, s->library + a->library,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&s->estimated, s->estimated + a->estimated,
+			 __ATOMIC_RELEASE);
+}
+
 /* tuple_slot_add for an activation that is not simply counted: the
  * writer's side of the slot's sequence count (readers retry while it is
  * odd), which only the owner thread ever writes. */
@@ -142,10 +160,6 @@ static inline void tuple_slot_add_sequenced(struct tuple_slot *s,
 	__atomic_store_n(&s->induced_external,
 			 s->induced_external + a->induced_external,
 			 __ATOMIC_RELEASE);
-	__atomic_store_n(&s->library, s->library + a->library,
-			 __ATOMIC_RELEASE);
-	__atomic_store_n(&s->estimated, s->estimated + a->estimated,
-			 __ATOMIC_RELEASE);
 	atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
 }
 
@@ -153,9 +167,9 @@ static inline void tuple_slot_add_sequenced(struct tuple_slot *s,
 static inline void tuple_slot_add(struct tuple_slot *s,
 				  const struct tuple_add *a)
 {
+	tuple_slot_add_library(s, a);
 	if (__builtin_expect(a->cost == s->first_cost &&
-				     !(a->induced_thread | a->induced_external |
-				       a->library | a->estimated),
+				     !(a->induced_thread | a->induced_external),
 			     1))
 		__atomic_store_n(&s->first_count, s->first_count + 1,
 				 __ATOMIC_RELEASE);
@@ -163,10 +177,13 @@ static inline void tuple_slot_add(struct tuple_slot *s,
 		tuple_slot_add_sequenced(s, a);
 }
 
-/* Record a finished activation, the slow way (see profile_record). */
+/* Record a finished activation, the slow way (see profile_record): the
+ * fields of struct tuple_add one by one, so that the fast path's copy
+ * can stay in registers. */
 int profile_record_slow(struct profile_table *t, uint32_t region,
-			uint64_t trms, uint64_t rms,
-			const struct tuple_add *add);
+			uint64_t trms, uint64_t rms, uint64_t cost,
+			uint64_t induced_thread, uint64_t induced_external,
+			uint64_t library, uint64_t estimated);
 
 /* Record a finished activation @a of @region with input sizes @trms and
  * @rms.  @return 0, or -ENOMEM if a new (trms, rms) could not be stored
@@ -183,7 +200,9 @@ static inline int profile_record(struct profile_table *t, uint32_t region,
 		tuple_slot_add(s, a);
 		return 0;
 	}
-	return profile_record_slow(t, region, trms, rms, a);
+	return profile_record_slow(t, region, trms, rms, a->cost,
+				   a->induced_thread, a->induced_external,
+				   a->library, a->estimated);
 }
 
 /* Call @fn with each tuple of @t, keyed by trms and by rms, from any

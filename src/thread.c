@@ -38,15 +38,16 @@ void thread_record_failed(void)
 }
 
 void thread_record_observed(struct trms_thread *t, const struct frame *f,
-			    const struct tuple_add *add)
+			    uint64_t cost, uint64_t library,
+			    uint64_t estimated)
 {
 	void (*observer)(struct trms_thread *, const struct activation *) =
 		runtime_observer;
 	struct activation a;
 
-	frame_activation(f, add->cost, &a);
-	a.library = add->library;
-	a.estimated = add->estimated;
+	frame_activation(f, cost, &a);
+	a.library = library;
+	a.estimated = estimated;
 	/* Calibration activations are seen by the calibration's observer
 	 * only: they belong to no registered region. */
 	if (f->region == REGION_CALIBRATION) {
@@ -60,7 +61,10 @@ void thread_record_observed(struct trms_thread *t, const struct frame *f,
 		observer(t, &a);
 	if (profile_record(atomic_load_explicit(&t->recording,
 						memory_order_relaxed),
-			   a.region, a.trms, a.rms, add))
+			   a.region, a.trms, a.rms,
+			   &(struct tuple_add){ a.cost, a.induced_thread,
+						a.induced_external, library,
+						estimated }))
 		thread_record_failed();
 }
 
@@ -70,7 +74,7 @@ void thread_close_all(struct trms_thread *t)
 		uint64_t now = thread_cost_now(t);
 		const struct frame *f = engine_pop(&t->engine);
 		thread_record(t, f, now > f->cost_start ? now - f->cost_start : 0,
-			      t->cost.excluded, t->cost.estimated);
+			      config.cost == COST_NS);
 	}
 }
 
