@@ -168,7 +168,7 @@ def main():
     if not row or " unresolved " not in row[0]:
         fail("dominated: the table's row: %s" % row)
     want = ("  r: no estimate: costs below what the correction of the "
-            "library's time resolves at 11 of 11 sizes (library time ")
+            "library's time resolves at all 11 sizes (library time ")
     if want not in table or "correction error \u00b1" not in table or \
             REMEDY not in table:
         fail("dominated: the sentence:\n" + table)
@@ -195,7 +195,9 @@ def main():
     g = region(p)
     c = g.get("correction", {})
     if g.get("growth") != "insufficient" or not c.get("refused") or \
-            "at 9 of 11 sizes" not in (g.get("reason") or ""):
+            "at 9 of 11 sizes, from 8 to 2048 (" not in g.get("reason", "") \
+            or "and the others alone give no estimate (insufficient " \
+               "data: 2 distinct sizes (need 5))" not in g.get("reason", ""):
         fail("too few: %s, %s" % (g.get("growth"), g.get("reason")))
 
     # One size whose smallest cost is 0.

@@ -157,16 +157,28 @@ const char *correction_text(const struct report_correction *c, bool fitted,
 void correction_conclude(struct report_correction *c,
 			 struct growth_estimate *e)
 {
-	char text[160];
+	char text[160], why[160];
 
 	if (!c->known || !c->unresolved || e->growth != GROWTH_INSUFFICIENT)
 		return;
 	c->refused = true;
-	snprintf(e->reason_buf, sizeof(e->reason_buf),
-		 "costs below what the correction of the library's time "
-		 "resolves at %zu of %zu sizes (%s); " REMEDY,
-		 c->unresolved, c->sizes,
-		 correction_text(c, false, text, sizeof(text)));
+	correction_text(c, false, text, sizeof(text));
+	if (c->unresolved == c->sizes) {
+		snprintf(e->reason_buf, sizeof(e->reason_buf),
+			 "costs below what the correction of the library's "
+			 "time resolves at all %zu sizes (%s); " REMEDY,
+			 c->sizes, text);
+	} else {
+		/* Why the sizes left gave no estimate. */
+		snprintf(why, sizeof(why), "%s", e->reason ? e->reason : "");
+		snprintf(e->reason_buf, sizeof(e->reason_buf),
+			 "costs below what the correction of the library's "
+			 "time resolves at %zu of %zu sizes, from %" PRIu64
+			 " to %" PRIu64 " (%s), and the others alone give no "
+			 "estimate (%s); " REMEDY,
+			 c->unresolved, c->sizes, c->unresolved_min,
+			 c->unresolved_max, text, why);
+	}
 	e->reason = e->reason_buf;
 }
 

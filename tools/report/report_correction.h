@@ -70,7 +70,8 @@ size_t correction_judge(struct report_correction *c,
 
 /* After the growth @e was estimated on the kept points: where it could
  * not be because sizes were left out, @e is refused for the correction,
- * with the reason and the remedy, and @c says so. */
+ * with the reason (the sizes left out, and why the others gave no
+ * estimate) and the remedy, and @c says so. */
 void correction_conclude(struct report_correction *c,
 			 struct growth_estimate *e);
 
