@@ -28,7 +28,7 @@
 /* The bound of the correction's error, as a share of the library time
  * charged by estimate: over every loop bench-correction measured, the
  * smallest corrected cost of a size was off from the loop's own time by
- * -0.17 to +0.85 times it (docs/performance.md, "The correction's
+ * -0.21 to +0.85 times it (docs/performance.md, "The correction's
  * error"). */
 #define CORRECTION_ERROR 1.0
 /* The largest error bound, as a share of a size's smallest cost, at
