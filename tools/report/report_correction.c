@@ -190,7 +190,12 @@ const char *correction_note(const struct report_correction *c, char *buf,
 	if (!c->known || c->refused ||
 	    !(c->unresolved || c->fitted_error >= CORRECTION_NOTED))
 		return NULL;
-	correction_text(c, true, text, sizeof(text));
+	/* The sizes fitted may all be without figures (an older
+	 * profile's): then there are none to give. */
+	if (isnan(c->fitted_share))
+		snprintf(text, sizeof(text), "no figures");
+	else
+		correction_text(c, true, text, sizeof(text));
 	if (c->unresolved)
 		snprintf(buf, len,
 			 "%zu of %zu sizes, from %" PRIu64 " to %" PRIu64
