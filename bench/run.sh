@@ -16,7 +16,7 @@ set -u
 build=${1:-build}
 bin=$build/bench
 
-for name in region range scalar threads rss io; do
+for name in region range scalar threads rss io correction; do
 	if [ ! -x "$bin/bench-$name" ]; then
 		echo "run.sh: $bin/bench-$name not found; build first:" >&2
 		echo "  meson setup $build -Dbuildtype=release && ninja -C $build" >&2
@@ -64,6 +64,7 @@ run threads ns
 run threads events
 run rss ns
 run io ns
+run correction ns
 
 # Call-stack sampling: native vs trms vs gperftools (a script of its own).
 echo

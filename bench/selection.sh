@@ -67,7 +67,13 @@ for v in $variants; do
 		classes=$("$trms" report --json "$work/$v.trms" 2>/dev/null |
 			python3 -c 'import json, sys
 for r in sorted(json.load(sys.stdin)["regions"], key=lambda r: r["name"]):
-    print("%s %s %s;" % (r["name"], r["growth"], r["confidence"]), end=" ")')
+    # Refused for the correction of its costs (docs/cost.md): as the
+    # table says it.
+    if r.get("correction", {}).get("refused"):
+        print("%s unresolved;" % r["name"], end=" ")
+    else:
+        print("%s %s %s;" % (r["name"], r["growth"], r["confidence"]),
+              end=" ")')
 	fi
 	printf '%-10s %9s %8.3f   %s\n' "$v" "$t" "$r" "$classes"
 done

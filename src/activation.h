@@ -41,6 +41,16 @@ static inline void registration_end(struct trms_thread *t, uint64_t start,
 typedef int activation_lookup(struct trms_thread *t, const void *key,
 			      uint32_t *id, const void **frame_key);
 
+/* The innermost activation's cost clock starts at @now (read after all
+ * of our own work), with the meter's readings that its close compares
+ * with (thread_record). */
+static inline void activation_start_clock(struct trms_thread *t,
+					  uint64_t now)
+{
+	engine_set_cost_start(&t->engine, now - t->cost.excluded,
+			      t->cost.excluded, t->cost.measured);
+}
+
 /* Push the frame of an activation of region @id, measured or not as the
  * selection decides (selection.h).  @return 0 or the engine's error. */
 static inline __attribute__((always_inline)) int
@@ -89,7 +99,7 @@ activation_open(struct trms_thread *t, const void *key, uintptr_t cfa,
 	uint64_t now = clock_ticks();
 	meter_stop_at(t, &m, COST_OP_BEGIN, now);
 	if (!rc)
-		engine_set_cost_start(&t->engine, now - t->cost.excluded);
+		activation_start_clock(t, now);
 	return rc;
 }
 
@@ -124,8 +134,7 @@ activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
 		if (is_timed && kind != SELECTION_SKIPPED) {
 			uint64_t now = clock_ticks();
 			cost_estimated(&t->cost, COST_OP_BEGIN);
-			engine_set_cost_start(&t->engine,
-					      now - t->cost.excluded);
+			activation_start_clock(t, now);
 		}
 		t->busy = false;
 		return 0;
@@ -135,7 +144,7 @@ activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
 	if (opened && is_timed) {
 		uint64_t now = clock_ticks();
 		cost_estimated(&t->cost, COST_OP_BEGIN);
-		engine_set_cost_start(&t->engine, now - t->cost.excluded);
+		activation_start_clock(t, now);
 	}
 	t->busy = false;
 	return opened ? 0 : -EAGAIN;
@@ -165,8 +174,8 @@ activation_close(struct trms_thread *t, const bool is_timed, uint64_t now)
 	uint64_t reading = t->engine.events;
 
 	if (is_timed) {
-		/* The floor is ours too. */
-		cost_exclude(&t->cost, t->cost.floor);
+		/* The floor is ours too, known by calibration only. */
+		cost_exclude_estimated(&t->cost, t->cost.floor);
 		reading = now - t->cost.excluded;
 	}
 	const struct frame *f = engine_pop(&t->engine);
@@ -178,7 +187,7 @@ activation_close(struct trms_thread *t, const bool is_timed, uint64_t now)
 	uint64_t cost = reading - f->cost_start;
 	if (is_timed && reading < f->cost_start)
 		cost = 0;
-	thread_record(t, f, cost);
+	thread_record(t, f, cost, is_timed);
 }
 
 /* The fast path of an exit whose frame is on top: close it, the thread

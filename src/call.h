@@ -86,10 +86,11 @@ static inline void meter_stop_at(struct trms_thread *t, struct meter *m,
 {
 	uint64_t slow = meter_slow_ticks(t, op) - m->slow_start;
 
-	cost_exclude(&t->cost, slow);
+	if (__builtin_expect(slow != 0, 0))
+		cost_exclude(&t->cost, slow);
 	/* Entering and leaving the library, outside any reading. */
 	if (op == COST_OP_ACCESS)
-		cost_exclude(&t->cost, t->cost.access_floor);
+		cost_exclude_estimated(&t->cost, t->cost.access_floor);
 	if (!m->measure)
 		cost_estimated(&t->cost, op);
 	else if (m->exact)

@@ -22,6 +22,13 @@
  *    from begin, entering end), excluded by every end, and the
  *    "access floor" (entering and leaving the library around a small
  *    access), excluded by every access.  A cost never goes below zero.
+ *
+ * Of what it excludes, the meter also keeps apart the part measured: the
+ * rest, charged by estimate (running estimates and floors), is what the
+ * correction of a cost can be off by, and the profile says how much of it
+ * each region's costs had taken out (docs/cost.md, "When the library
+ * dominates").  Only measured calls and slow paths count it: the calls
+ * charged an estimate, the most frequent, do no more than before.
  * See docs/cost.md.
  */
 #ifndef TRMS_COST_H
@@ -44,6 +51,9 @@ struct cost_calibration {
 
 struct cost_meter {
 	uint64_t excluded;
+	/* Of excluded, the ticks measured (timed calls, slow paths, large
+	 * accesses); the rest was charged by estimate or floor. */
+	uint64_t measured;
 	uint64_t floor; /* ticks between begin's clock read and end's, empty */
 	uint64_t access_floor; /* ticks of an access outside its readings */
 	uint64_t estimate[COST_OPS];
@@ -113,6 +123,7 @@ static inline void cost_measured(struct cost_meter *m, enum cost_op op,
 				 uint64_t ticks)
 {
 	m->excluded += ticks;
+	m->measured += ticks;
 	ticks = cost_learnable(m, op, ticks);
 	if (m->calibrating) {
 		struct cost_calibration *c = m->calibrating;
@@ -133,12 +144,20 @@ static inline void cost_measured(struct cost_meter *m, enum cost_op op,
 static inline void cost_exclude(struct cost_meter *m, uint64_t ticks)
 {
 	m->excluded += ticks;
+	m->measured += ticks;
+}
+
+/* Exclude @ticks known only by estimate: a floor. */
+static inline void cost_exclude_estimated(struct cost_meter *m,
+					  uint64_t ticks)
+{
+	m->excluded += ticks;
 }
 
 /* An unmeasured call of kind @op: exclude the running estimate. */
 static inline void cost_estimated(struct cost_meter *m, enum cost_op op)
 {
-	m->excluded += m->estimate[op];
+	cost_exclude_estimated(m, m->estimate[op]);
 }
 
 #endif

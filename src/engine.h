@@ -55,6 +55,10 @@ struct __attribute__((aligned(16))) frame {
 	uint32_t region;
 	uint32_t tag; /* the caller's, handed back when the activation ends */
 	uint64_t cost_start;
+	/* The caller's, with costs in time: its cost meter's readings when
+	 * the activation began (see cost.h: the library's time excluded so
+	 * far, and of it the part measured). */
+	uint64_t excluded_start, measured_start;
 	const void *key; /* the caller's, e.g. the name pointer it began with */
 	uintptr_t cfa;   /* the caller's stack pointer when it began (to place
 			    the region among the frames of a sampled stack) */
@@ -69,6 +73,9 @@ struct activation {
 	uint64_t induced_thread;
 	uint64_t induced_external;
 	uint64_t cost;
+	/* The caller's, with costs in time (0 from the engine): the library's
+	 * time taken out of the cost, and the part of it estimated. */
+	uint64_t library, estimated;
 };
 
 struct engine {
@@ -272,12 +279,18 @@ static inline const struct frame *engine_top(const struct engine_thread *t)
 	return t->depth ? &t->stack[t->depth] : NULL;
 }
 
-/* Set the cost clock reading the innermost activation started at (for
- * callers that read their clock only after engine_call). */
+/* Set the cost clock reading the innermost activation started at, and
+ * the caller's meter readings with it (for callers that read their clock
+ * only after engine_call). */
 static inline void engine_set_cost_start(struct engine_thread *t,
-					 uint64_t cost)
+					 uint64_t cost, uint64_t excluded,
+					 uint64_t measured)
 {
-	t->stack[t->depth].cost_start = cost;
+	struct frame *f = &t->stack[t->depth];
+
+	f->cost_start = cost;
+	f->excluded_start = excluded;
+	f->measured_start = measured;
 }
 
 static inline size_t engine_shadow_bytes(struct engine *e)
@@ -414,6 +427,7 @@ static inline void frame_activation(const struct frame *f, uint64_t cost,
 	out->induced_thread = (uint64_t)f->induced_thread;
 	out->induced_external = (uint64_t)f->induced_external;
 	out->cost = cost;
+	out->library = out->estimated = 0;
 }
 
 static inline int engine_return(struct engine_thread *t, uint64_t cost_now,

@@ -107,8 +107,11 @@ static int grow(struct profile_table *t)
 
 int profile_record_slow(struct profile_table *t, uint32_t region,
 			uint64_t trms, uint64_t rms, uint64_t cost,
-			uint64_t induced_thread, uint64_t induced_external)
+			uint64_t induced_thread, uint64_t induced_external,
+			uint64_t library, uint64_t estimated)
 {
+	struct tuple_add add = { cost, induced_thread, induced_external,
+				 library, estimated };
 	struct tuple_array *a =
 		atomic_load_explicit(&t->array, memory_order_relaxed);
 	struct tuple_slot *s = a ? probe(a, region, trms, rms) : NULL;
@@ -134,13 +137,13 @@ int profile_record_slow(struct profile_table *t, uint32_t region,
 		__atomic_store_n(&s->region, region, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->trms, trms, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->rms, rms, __ATOMIC_RELEASE);
-		__atomic_store_n(&s->first_cost, cost, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->first_cost, add.cost, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->first_count, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->count, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->min, UINT64_MAX, __ATOMIC_RELEASE);
 		atomic_store_explicit(&s->seq, 2, memory_order_release);
 	}
-	tuple_slot_add(s, cost, induced_thread, induced_external);
+	tuple_slot_add(s, &add);
 	t->memo[region % PROFILE_MEMO] = s;
 	return 0;
 }
@@ -201,6 +204,11 @@ static bool read_slot(struct tuple_slot *s, struct slot_copy *out,
 			__atomic_load_n(&s->induced_thread, __ATOMIC_ACQUIRE);
 		out->data.induced_external =
 			__atomic_load_n(&s->induced_external, __ATOMIC_ACQUIRE);
+		/* In this order (see struct tuple_slot). */
+		out->data.estimated = __atomic_load_n(&s->estimated,
+						      __ATOMIC_ACQUIRE);
+		out->data.library = __atomic_load_n(&s->library,
+						    __ATOMIC_ACQUIRE);
 		if (atomic_load_explicit(&s->seq, memory_order_relaxed) !=
 		    before)
 			continue;
@@ -327,6 +335,8 @@ static void absorb_slot(struct tuple_slot *into, const struct tuple_slot *from)
 	into->sumsq_hi = (uint64_t)(mine.sumsq >> 64);
 	into->induced_thread += from->induced_thread;
 	into->induced_external += from->induced_external;
+	into->library += from->library;
+	into->estimated += from->estimated;
 }
 
 int profile_table_absorb(struct profile_table *into,
@@ -382,4 +392,7 @@ void tuple_merge(struct tuple_data *into, const struct tuple_data *tuple)
 	into->sumsq += tuple->sumsq;
 	into->induced_thread += tuple->induced_thread;
 	into->induced_external += tuple->induced_external;
+	into->corrected += tuple->corrected;
+	into->library += tuple->library;
+	into->estimated += tuple->estimated;
 }

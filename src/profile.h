@@ -39,6 +39,22 @@ struct tuple_data {
 	unsigned __int128 sumsq;
 	uint64_t induced_thread;
 	uint64_t induced_external;
+	/* With costs in time, the correction of the costs: of these
+	 * activations, how many are in the next two sums (all, when the
+	 * library wrote them; 0 with costs in events), the library's own time
+	 * taken out of their costs (in the costs' unit), and the part of it
+	 * charged by estimate (cost.h).  The tables of profile.c keep the two
+	 * sums; the profile's writer counts the activations. */
+	uint64_t corrected;
+	uint64_t library;
+	uint64_t estimated;
+};
+
+/* What one activation adds to its tuple (the fields of tuple_data). */
+struct tuple_add {
+	uint64_t cost;
+	uint64_t induced_thread, induced_external;
+	uint64_t library, estimated;
 };
 
 /* The activations of one region with one (trms, rms).  A sequence lock
@@ -52,7 +68,13 @@ struct tuple_data {
  * nothing are only counted, in first_count, with one store and no change
  * of seq: a reader sees the count before or after it, both consistent.
  * With costs in events a deterministic region's activations with the same
- * input mostly cost the same, so most ends take this one store. */
+ * input mostly cost the same, so most ends take this one store.
+ *
+ * With costs in time every activation also adds its library time, before
+ * and outside the sequence: a reader may see an activation in these sums
+ * and not yet in the count, one activation apart.  library is stored
+ * before estimated, and a reader loads estimated before library: it never
+ * sees more estimated than library. */
 struct tuple_slot {
 	atomic_uint seq; /* 0: empty; odd: being written; even: stable */
 	uint32_t region;
@@ -69,6 +91,8 @@ struct tuple_slot {
 	uint64_t sumsq_hi;
 	uint64_t induced_thread;
 	uint64_t induced_external;
+	uint64_t library;
+	uint64_t estimated;
 };
 
 struct tuple_array;
@@ -91,14 +115,26 @@ struct profile_table {
 void profile_table_init(struct profile_table *t);
 void profile_table_fini(struct profile_table *t);
 
+/* Add @a's library time to @s's (see struct tuple_slot for the order). */
+static inline void tuple_slot_add_library(struct tuple_slot *s,
+					  const struct tuple_add *a)
+{
+	if (!(a->library | a->estimated))
+		return;
+	__atomic_store_n(&s->library, s->library + a->library,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(&s->estimated, s->estimated + a->estimated,
+			 __ATOMIC_RELEASE);
+}
+
 /* tuple_slot_add for an activation that is not simply counted: the
  * writer's side of the slot's sequence count (readers retry while it is
  * odd), which only the owner thread ever writes. */
-static inline void tuple_slot_add_sequenced(struct tuple_slot *s, uint64_t cost,
-					 uint64_t induced_thread,
-					 uint64_t induced_external)
+static inline void tuple_slot_add_sequenced(struct tuple_slot *s,
+					    const struct tuple_add *a)
 {
 	unsigned seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
+	uint64_t cost = a->cost;
 
 	atomic_store_explicit(&s->seq, seq + 1, memory_order_relaxed);
 	if (cost == s->first_cost) {
@@ -118,52 +154,55 @@ static inline void tuple_slot_add_sequenced(struct tuple_slot *s, uint64_t cost,
 		__atomic_store_n(&s->sumsq_hi, (uint64_t)(sq >> 64),
 				 __ATOMIC_RELEASE);
 	}
-	__atomic_store_n(&s->induced_thread, s->induced_thread + induced_thread,
+	__atomic_store_n(&s->induced_thread,
+			 s->induced_thread + a->induced_thread,
 			 __ATOMIC_RELEASE);
 	__atomic_store_n(&s->induced_external,
-			 s->induced_external + induced_external,
+			 s->induced_external + a->induced_external,
 			 __ATOMIC_RELEASE);
 	atomic_store_explicit(&s->seq, seq + 2, memory_order_release);
 }
 
-/* Add an activation of cost @cost and its induced counts to @s (the
- * owner's side of the sequence lock). */
-static inline void tuple_slot_add(struct tuple_slot *s, uint64_t cost,
-				  uint64_t induced_thread,
-				  uint64_t induced_external)
+/* Add activation @a to @s (the owner's side of the sequence lock). */
+static inline void tuple_slot_add(struct tuple_slot *s,
+				  const struct tuple_add *a)
 {
-	if (__builtin_expect(cost == s->first_cost &&
-				     !(induced_thread | induced_external),
+	tuple_slot_add_library(s, a);
+	if (__builtin_expect(a->cost == s->first_cost &&
+				     !(a->induced_thread | a->induced_external),
 			     1))
 		__atomic_store_n(&s->first_count, s->first_count + 1,
 				 __ATOMIC_RELEASE);
 	else
-		tuple_slot_add_sequenced(s, cost, induced_thread,
-				      induced_external);
+		tuple_slot_add_sequenced(s, a);
 }
 
-/* Record a finished activation, the slow way (see profile_record). */
+/* Record a finished activation, the slow way (see profile_record): the
+ * fields of struct tuple_add one by one, so that the fast path's copy
+ * can stay in registers. */
 int profile_record_slow(struct profile_table *t, uint32_t region,
 			uint64_t trms, uint64_t rms, uint64_t cost,
-			uint64_t induced_thread, uint64_t induced_external);
+			uint64_t induced_thread, uint64_t induced_external,
+			uint64_t library, uint64_t estimated);
 
-/* Record a finished activation of @region.  @return 0, or -ENOMEM if a new
- * (trms, rms) could not be stored (counted in t->dropped). */
+/* Record a finished activation @a of @region with input sizes @trms and
+ * @rms.  @return 0, or -ENOMEM if a new (trms, rms) could not be stored
+ * (counted in t->dropped). */
 static inline int profile_record(struct profile_table *t, uint32_t region,
-				 uint64_t trms, uint64_t rms, uint64_t cost,
-				 uint64_t induced_thread,
-				 uint64_t induced_external)
+				 uint64_t trms, uint64_t rms,
+				 const struct tuple_add *a)
 {
 	struct tuple_slot *s = t->memo[region % PROFILE_MEMO];
 
 	if (__builtin_expect(s && s->region == region && s->trms == trms &&
 				     s->rms == rms,
 			     1)) {
-		tuple_slot_add(s, cost, induced_thread, induced_external);
+		tuple_slot_add(s, a);
 		return 0;
 	}
-	return profile_record_slow(t, region, trms, rms, cost, induced_thread,
-				   induced_external);
+	return profile_record_slow(t, region, trms, rms, a->cost,
+				   a->induced_thread, a->induced_external,
+				   a->library, a->estimated);
 }
 
 /* Call @fn with each tuple of @t, keyed by trms and by rms, from any

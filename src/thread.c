@@ -38,13 +38,16 @@ void thread_record_failed(void)
 }
 
 void thread_record_observed(struct trms_thread *t, const struct frame *f,
-			    uint64_t cost)
+			    uint64_t cost, uint64_t library,
+			    uint64_t estimated)
 {
 	void (*observer)(struct trms_thread *, const struct activation *) =
 		runtime_observer;
 	struct activation a;
 
 	frame_activation(f, cost, &a);
+	a.library = library;
+	a.estimated = estimated;
 	/* Calibration activations are seen by the calibration's observer
 	 * only: they belong to no registered region. */
 	if (f->region == REGION_CALIBRATION) {
@@ -58,8 +61,10 @@ void thread_record_observed(struct trms_thread *t, const struct frame *f,
 		observer(t, &a);
 	if (profile_record(atomic_load_explicit(&t->recording,
 						memory_order_relaxed),
-			   a.region, a.trms, a.rms, a.cost,
-			   a.induced_thread, a.induced_external))
+			   a.region, a.trms, a.rms,
+			   &(struct tuple_add){ a.cost, a.induced_thread,
+						a.induced_external, library,
+						estimated }))
 		thread_record_failed();
 }
 
@@ -68,8 +73,8 @@ void thread_close_all(struct trms_thread *t)
 	while (t->engine.depth) {
 		uint64_t now = thread_cost_now(t);
 		const struct frame *f = engine_pop(&t->engine);
-		thread_record(t, f, now > f->cost_start ? now - f->cost_start
-							: 0);
+		thread_record(t, f, now > f->cost_start ? now - f->cost_start : 0,
+			      config.cost == COST_NS);
 	}
 }
 

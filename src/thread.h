@@ -148,7 +148,8 @@ void thread_cost_defaults(struct trms_thread *t);
 
 /* thread_record when an observer is set (tests, calibration). */
 void thread_record_observed(struct trms_thread *t, const struct frame *f,
-			    uint64_t cost);
+			    uint64_t cost, uint64_t library,
+			    uint64_t estimated);
 
 /* A new (trms, rms) could not be stored. */
 void thread_record_failed(void);
@@ -167,23 +168,46 @@ static inline uint64_t thread_cost_now(struct trms_thread *t)
 	return clock_ticks() - t->cost.excluded;
 }
 
-/* Record the activation of the popped frame @f, of cost @cost, unless
- * profiling was paused during it. */
-static inline void thread_record(struct trms_thread *t, const struct frame *f,
-				 uint64_t cost)
+/* What @f's activation adds to its tuple, of cost @cost: with costs in
+ * time (@timed), what the thread's meter grew by since the frame's start
+ * is the library's time taken out of the cost, and the part of it
+ * measured; the rest was estimated (cost.h). */
+static inline __attribute__((always_inline)) struct tuple_add
+thread_tuple_add(const struct trms_thread *t, const struct frame *f,
+		 uint64_t cost, const bool timed)
 {
-	if (__builtin_expect(runtime_observer != NULL, 0))
-		return thread_record_observed(t, f, cost);
+	uint64_t library = timed ? t->cost.excluded - f->excluded_start : 0;
+	uint64_t measured = timed ? t->cost.measured - f->measured_start : 0;
+
+	return (struct tuple_add){
+		.cost = cost,
+		.induced_thread = (uint64_t)f->induced_thread,
+		.induced_external = (uint64_t)f->induced_external,
+		.library = library,
+		.estimated = library - measured,
+	};
+}
+
+/* Record the activation of the popped frame @f, of cost @cost, unless
+ * profiling was paused during it; its cost was read now, on the clock
+ * with (@timed) or without the library's time (thread_tuple_add). */
+static inline __attribute__((always_inline)) void
+thread_record(struct trms_thread *t, const struct frame *f, uint64_t cost,
+	      const bool timed)
+{
+	if (__builtin_expect(runtime_observer != NULL, 0)) {
+		struct tuple_add a = thread_tuple_add(t, f, cost, timed);
+		return thread_record_observed(t, f, a.cost, a.library,
+					      a.estimated);
+	}
 	if (!f->tag || f->tag != runtime_tag())
 		return;
+	struct tuple_add a = thread_tuple_add(t, f, cost, timed);
 	if (__builtin_expect(profile_record(atomic_load_explicit(
 						    &t->recording,
 						    memory_order_relaxed),
-					    f->region,
-					    (uint64_t)f->trms,
-					    (uint64_t)f->rms, cost,
-					    (uint64_t)f->induced_thread,
-					    (uint64_t)f->induced_external) != 0,
+					    f->region, (uint64_t)f->trms,
+					    (uint64_t)f->rms, &a) != 0,
 			     0))
 		thread_record_failed();
 }

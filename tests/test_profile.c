@@ -1,7 +1,7 @@
 /*
  * test_profile.c - the per-thread tuple table (src/profile.c): what it
  * reports equals a plain sum over the recorded activations, however they
- * arrive; and a reader on another thread never sees a slot half-updated.
+ * arrive (their library time too); and a reader on another thread never sees a slot half-updated.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -21,9 +21,9 @@ struct expected {
 };
 
 static void expect_add(struct expected *e, uint32_t region, uint32_t metric,
-		       uint64_t key, uint64_t cost, uint64_t induced_thread,
-		       uint64_t induced_external)
+		       uint64_t key, const struct tuple_add *a)
 {
+	uint64_t cost = a->cost;
 	struct tuple_data one = {
 		.region = region,
 		.metric = metric,
@@ -33,8 +33,10 @@ static void expect_add(struct expected *e, uint32_t region, uint32_t metric,
 		.max = cost,
 		.sum = cost,
 		.sumsq = (unsigned __int128)cost * cost,
-		.induced_thread = induced_thread,
-		.induced_external = induced_external,
+		.induced_thread = a->induced_thread,
+		.induced_external = a->induced_external,
+		.library = a->library,
+		.estimated = a->estimated,
 	};
 
 	for (size_t i = 0; i < e->n; i++) {
@@ -45,8 +47,10 @@ static void expect_add(struct expected *e, uint32_t region, uint32_t metric,
 			x->max = cost > x->max ? cost : x->max;
 			x->sum += cost;
 			x->sumsq += one.sumsq;
-			x->induced_thread += induced_thread;
-			x->induced_external += induced_external;
+			x->induced_thread += a->induced_thread;
+			x->induced_external += a->induced_external;
+			x->library += a->library;
+			x->estimated += a->estimated;
 			return;
 		}
 	}
@@ -76,6 +80,8 @@ static void check_tuple(void *ctx, const struct tuple_data *t)
 		ck_assert(t->sumsq == x->sumsq);
 		ck_assert_uint_eq(t->induced_thread, x->induced_thread);
 		ck_assert_uint_eq(t->induced_external, x->induced_external);
+		ck_assert_uint_eq(t->library, x->library);
+		ck_assert_uint_eq(t->estimated, x->estimated);
 		seen->n++;
 		return;
 	}
@@ -84,8 +90,8 @@ static void check_tuple(void *ctx, const struct tuple_data *t)
 }
 
 /* Random activations over few keys and few costs, so that slots see
- * repeated costs (counted apart), other costs, induced input, and the
- * table grows: every tuple must equal the plain sums. */
+ * repeated costs (counted apart), other costs, induced input, library
+ * time, and the table grows: every tuple must equal the plain sums. */
 START_TEST(tuples_equal_plain_sums)
 {
 	static struct expected want;
@@ -100,14 +106,19 @@ START_TEST(tuples_equal_plain_sums)
 		/* Half the time the same cost for a key. */
 		uint64_t cost = rand() % 2 ? region * 3 + trms
 					   : (uint64_t)(rand() % 1000) << 32;
-		uint64_t it = rand() % 4 ? 0 : (uint64_t)(rand() % 5);
-		uint64_t ie = rand() % 4 ? 0 : (uint64_t)(rand() % 5);
+		struct tuple_add a = {
+			.cost = cost,
+			.induced_thread = rand() % 4 ? 0 : (uint64_t)(rand() % 5),
+			.induced_external = rand() % 4 ? 0
+						       : (uint64_t)(rand() % 5),
+			.library = rand() % 4 ? 0 : (uint64_t)rand(),
+		};
+		a.estimated = a.library / 2;
 
-		ck_assert_int_eq(profile_record(&table, region, trms, rms, cost,
-						it, ie),
+		ck_assert_int_eq(profile_record(&table, region, trms, rms, &a),
 				 0);
-		expect_add(&want, region, METRIC_TRMS, trms, cost, it, ie);
-		expect_add(&want, region, METRIC_RMS, rms, cost, it, ie);
+		expect_add(&want, region, METRIC_TRMS, trms, &a);
+		expect_add(&want, region, METRIC_RMS, rms, &a);
 	}
 	struct seen seen = { &want, 0 };
 	size_t skipped = 0;
@@ -152,12 +163,13 @@ static void *record_many(void *arg)
 	struct race *r = arg;
 	unsigned seed = 99;
 
-	ck_assert_int_eq(profile_record(&r->table, 7, 3, 3, 10, 0, 0), 0);
-	for (unsigned i = 0; i < 3000000; i++) {
-		bool twenty = rand_r(&seed) % 3 == 0;
-		profile_record(&r->table, 7, 3, 3, twenty ? 20 : 10,
-			       twenty ? 1 : 0, 0);
-	}
+	struct tuple_add ten = { .cost = 10 }, twenty = { .cost = 20,
+							 .induced_thread = 1 };
+
+	ck_assert_int_eq(profile_record(&r->table, 7, 3, 3, &ten), 0);
+	for (unsigned i = 0; i < 3000000; i++)
+		profile_record(&r->table, 7, 3, 3,
+			       rand_r(&seed) % 3 == 0 ? &twenty : &ten);
 	atomic_store(&r->done, true);
 	return NULL;
 }

@@ -98,17 +98,41 @@ static int read_region(struct reading *r, struct profile_doc *doc, char **f,
 	return reading_no_memory(r);
 }
 
+/* The correction's fields of a tuple (version 3 on), @f: corrected,
+ * library, estimated. */
+static int read_correction(struct reading *r, struct tuple_data *d, char **f)
+{
+	uint64_t *const numbers[] = { &d->corrected, &d->library,
+				      &d->estimated };
+
+	if (read_numbers(r, f, 0, 3, numbers))
+		return -EINVAL;
+	if (d->corrected > d->count)
+		return bad(r, "tuple with more activations corrected than it "
+			      "has");
+	if (d->estimated > d->library)
+		return bad(r, "tuple with more library time estimated than "
+			      "taken out");
+	if (!d->corrected && d->library)
+		return bad(r, "tuple with library time but no activation "
+			      "corrected");
+	return 0;
+}
+
 /* tuple <region> <thread> <metric> <n> <count> <min> <max> <sum> <sumsq>
- *       <induced_thread> <induced_external> */
+ *       <induced_thread> <induced_external>
+ *       [<corrected> <library> <estimated>: from version 3 on] */
 static int read_tuple(struct reading *r, struct profile_doc *doc,
 		      char **f, size_t n)
 {
 	struct profile_tuple t = { 0 };
 	struct tuple_data *d = &t.data;
 	uint64_t *u64s[] = { &d->n, &d->count, &d->min, &d->max, &d->sum };
+	size_t fields = r->version >= PROFILE_FORMAT_CORRECTIONS ? 15 : 12;
 
-	if (n != 12)
-		return bad(r, "a tuple line has 12 fields, this one has %zu", n);
+	if (n != fields)
+		return bad(r, "a tuple line has %zu fields, this one has %zu",
+			   fields, n);
 	if (!parse_u32(f[1], &d->region))
 		return bad(r, "bad region id '%s'", f[1]);
 	if (!profile_region_name(doc, d->region))
@@ -137,6 +161,8 @@ static int read_tuple(struct reading *r, struct profile_doc *doc,
 		return bad(r, "tuple with min %llu above max %llu",
 			   (unsigned long long)d->min,
 			   (unsigned long long)d->max);
+	if (fields == 15 && read_correction(r, d, f + 12))
+		return -EINVAL;
 	return APPEND(doc->tuples, doc->n_tuples, t) ? 0
 						      : reading_no_memory(r);
 }
@@ -421,7 +447,7 @@ static int read_activations(struct reading *r, struct profile_doc *doc,
 	uint64_t *const numbers[] = { &region, &thread, &a.activations,
 				      &a.measured };
 
-	if (r->version < 2)
+	if (r->version < PROFILE_FORMAT_ACTIVATIONS)
 		return bad(r, "an activations line in a version 1 profile");
 	if (n != 5)
 		return bad(r, "an activations line has 5 fields, this one has "

@@ -21,10 +21,25 @@
 #include "profile.h"
 
 /* The first line is PROFILE_MAGIC followed by the version. */
-#define PROFILE_FORMAT_VERSION 2
+#define PROFILE_FORMAT_VERSION 3
 /* The oldest version the reader still reads (version 1 has no
  * activations lines). */
 #define PROFILE_FORMAT_OLDEST 1
+/* The first version with activations lines, and the first whose tuple
+ * lines end with the correction's three fields. */
+#define PROFILE_FORMAT_ACTIVATIONS 2
+#define PROFILE_FORMAT_CORRECTIONS 3
+
+/* The oldest version that holds what a profile has: activations lines,
+ * tuples with the correction's fields.  A profile is written in it, so
+ * that older readers read whatever does not need a newer one. */
+static inline unsigned profile_format_version_for(bool activations,
+						  bool corrections)
+{
+	return corrections   ? PROFILE_FORMAT_CORRECTIONS
+	       : activations ? PROFILE_FORMAT_ACTIVATIONS
+			     : PROFILE_FORMAT_OLDEST;
+}
 #define PROFILE_MAGIC "trms-profile "
 #define PROFILE_MAGIC_LEN (sizeof(PROFILE_MAGIC) - 1)
 

@@ -281,6 +281,11 @@ void profile_writer_tuple(struct profile_writer *w, uint32_t thread,
 	put_number(w, scaled(w, t->sumsq, 2));
 	put_number(w, t->induced_thread);
 	put_number(w, t->induced_external);
+	if (w->version >= PROFILE_FORMAT_CORRECTIONS) {
+		put_number(w, t->corrected);
+		put_number(w, scaled(w, t->library, 1));
+		put_number(w, scaled(w, t->estimated, 1));
+	}
 	put(w, "\n");
 	w->tuples++;
 }

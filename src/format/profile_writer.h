@@ -29,8 +29,10 @@ struct profile_writer {
 	size_t tuples;
 	/* The version the first line says: 0 for the oldest
 	 * (PROFILE_FORMAT_OLDEST), so that readers of that version read
-	 * what does not use newer lines; PROFILE_FORMAT_VERSION for a
-	 * profile with activations lines.  Set before the start. */
+	 * what does not use newer lines; else what
+	 * profile_format_version_for() says the profile needs (from
+	 * PROFILE_FORMAT_CORRECTIONS on, tuple lines have the correction's
+	 * fields).  Set before the start. */
 	unsigned version;
 	double scale; /* multiplies costs: ticks to nanoseconds; 1 = exact */
 	/* If set, costs are clock ticks: asked for the scale when the first

@@ -28,8 +28,12 @@ struct dump_thread {
 static void dump_tuple(void *ctx, const struct tuple_data *tuple)
 {
 	struct dump_thread *d = ctx;
+	struct tuple_data t = *tuple;
 
-	profile_writer_tuple(d->w, d->ordinal, tuple);
+	/* With costs in time every activation's correction is recorded
+	 * (thread_record). */
+	t.corrected = config.cost == COST_NS ? t.count : 0;
+	profile_writer_tuple(d->w, d->ordinal, &t);
 }
 
 /* The command line, each argument escaped on its own, spaces between. */
@@ -259,6 +263,23 @@ static bool take_runtime_lock(bool abrupt)
 	return mutex_lock_within(&runtime.lock, ABRUPT_LOCK_WAIT_NS, NULL);
 }
 
+/* Whether @t has tuples to write: in @window's table if @window. */
+static bool has_tuples(const struct trms_thread *t, bool window)
+{
+	const struct profile_table *tables[PROFILE_FOLD_MAX];
+	size_t n = thread_tables(t, tables), used = 0;
+
+	if (window) {
+		if (!window_ready(t))
+			return false;
+		tables[0] = t->windows->cut;
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		used += __atomic_load_n(&tables[i]->used, __ATOMIC_RELAXED);
+	return used > 0;
+}
+
 bool profile_recorded_anything(bool abrupt)
 {
 	struct trms_thread *t;
@@ -267,12 +288,7 @@ bool profile_recorded_anything(bool abrupt)
 	if (!take_runtime_lock(abrupt))
 		return true;
 	cds_list_for_each_entry(t, &runtime.threads, link) {
-		const struct profile_table *tables[PROFILE_FOLD_MAX];
-		size_t n = thread_tables(t, tables), used = 0;
-		for (size_t i = 0; i < n; i++)
-			used += __atomic_load_n(&tables[i]->used,
-						__ATOMIC_RELAXED);
-		if (used ||
+		if (has_tuples(t, false) ||
 		    __atomic_load_n(&t->in_calls, __ATOMIC_RELAXED) ||
 		    __atomic_load_n(&t->out_calls, __ATOMIC_RELAXED) ||
 		    cct_load(&t->sampler.samples)) {
@@ -284,10 +300,19 @@ bool profile_recorded_anything(bool abrupt)
 	return any;
 }
 
-unsigned profile_dump_version(void)
+unsigned profile_dump_version(bool abrupt, const struct dump_window *window)
 {
-	/* Only a run that measured some activations may need them. */
-	return selection.on ? PROFILE_FORMAT_VERSION : 0;
+	struct trms_thread *t;
+	bool tuples = false;
+
+	if (config.cost == COST_NS && take_runtime_lock(abrupt)) {
+		cds_list_for_each_entry(t, &runtime.threads, link)
+			tuples |= has_tuples(t, window != NULL);
+		pthread_mutex_unlock(&runtime.lock);
+	}
+	/* Only a run that measured some activations may need activations
+	 * lines. */
+	return profile_format_version_for(selection.on, tuples);
 }
 
 int profile_dump(struct profile_writer *w, bool abrupt)

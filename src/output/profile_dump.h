@@ -16,13 +16,16 @@ struct profile_writer;
  * had. */
 int profile_dump(struct profile_writer *w, bool abrupt);
 
-/* The format version the profile needs (profile_writer's version). */
-unsigned profile_dump_version(void);
 /* A window of TRMS_INTERVAL (window_write.c): its number, from 1, and
  * when it began and ended (ns since the epoch). */
 struct dump_window {
 	uint64_t number, start_ns, end_ns;
 };
+
+/* The format version the profile (of @window, or NULL: the whole run)
+ * needs, for profile_writer's version: with costs in time, tuples carry
+ * the correction's fields.  @abrupt as for profile_dump. */
+unsigned profile_dump_version(bool abrupt, const struct dump_window *window);
 
 /* profile_dump for @window (NULL: the whole run): its meta says which
  * window it is, its threads' counters and tuples are those of the window

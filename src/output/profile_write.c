@@ -116,7 +116,7 @@ static int write_file(const char *path, enum write_reason reason,
 	struct profile_writer *w = writer_for(window);
 	int rc;
 
-	w->version = profile_dump_version();
+	w->version = profile_dump_version(reason == WRITE_ABRUPT, window);
 	rc = profile_writer_open(w, path);
 
 	if (!rc) {
@@ -145,7 +145,7 @@ static int deliver(bool last, enum write_reason reason,
 
 	if (run_link_open(&d, &m))
 		return 1;
-	w->version = profile_dump_version();
+	w->version = profile_dump_version(reason == WRITE_ABRUPT, window);
 	profile_writer_start(w, run_link_send, &d);
 	int rc = profile_dump_part(w, reason == WRITE_ABRUPT, window);
 	if (rc) {

@@ -95,8 +95,8 @@ thread 0"
 
 f=$(printf '' | write empty.trms)
 refused "empty file" "$f" "$f" "empty file"
-f=$(printf 'trms-profile 3\nend 0\n' | write version-3.trms)
-refused "version 3" "$f" "$f:1" "profile format version 3"
+f=$(printf 'trms-profile 4\nend 0\n' | write version-4.trms)
+refused "version 4" "$f" "$f:1" "profile format version 4"
 f=$(printf 'trms-profile 0\nend 0\n' | write version-0.trms)
 refused "version 0" "$f" "$f:1" "profile format version 0"
 f=$(printf 'trms-profile 123456789012345678901234567890\nend 0\n' |
@@ -139,6 +139,26 @@ refused "negative number" "$f" "$f:4" "bad number '-1'"
 f=$(printf '%s\ntuple 0 0 trms 1 1 2 2 2 4 0\nend 1\n' "$tuple_setup" |
 	write short-tuple.trms)
 refused "tuple of 11 fields" "$f" "$f:4" "has 12 fields"
+
+# Version 3: tuples end with the correction's three fields, consistent.
+v3_setup="trms-profile 3
+region 0 f
+thread 0"
+f=$(printf '%s\ntuple 0 0 trms 1 1 2 2 2 4 0 0\nend 1\n' "$v3_setup" |
+	write v3-short-tuple.trms)
+refused "version 3 tuple of 12 fields" "$f" "$f:4" "has 15 fields"
+f=$(printf '%s\ntuple 0 0 trms 1 1 2 2 2 4 0 0 2 10 5\nend 1\n' \
+	"$v3_setup" | write v3-corrected.trms)
+refused "more corrected than counted" "$f" "$f:4" "more activations corrected"
+f=$(printf '%s\ntuple 0 0 trms 1 1 2 2 2 4 0 0 1 10 11\nend 1\n' \
+	"$v3_setup" | write v3-estimated.trms)
+refused "more estimated than taken out" "$f" "$f:4" "more library time estimated"
+f=$(printf '%s\ntuple 0 0 trms 1 1 2 2 2 4 0 0 0 10 5\nend 1\n' \
+	"$v3_setup" | write v3-uncorrected.trms)
+refused "library time of no activation" "$f" "$f:4" "no activation corrected"
+f=$(printf '%s\ntuple 0 0 trms 1 1 2 2 2 4 0 0 1 1x 0\nend 1\n' \
+	"$v3_setup" | write v3-number.trms)
+refused "bad correction number" "$f" "$f:4" "bad number '1x'"
 f=$(printf '%s\nregion 4294967296 f\nend 0\n' "$header" | write region-id.trms)
 refused "region id over 32 bits" "$f" "$f:2" "bad region id"
 f=$(printf '%s\nthread 0 in_bytes=12a\nend 0\n' "$header" |

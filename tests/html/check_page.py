@@ -8,7 +8,8 @@
   check_page.py dom PAGE.html DOM.html [--interacted | --drawn N]
       the page as Chromium rendered it (--dump-dom): no error noted by the
       page, and per region of the JSON in PAGE.html the plots with one
-      point per size (data-n), the fitted curve with its formula, the
+      point per size (data-n), "unresolved" and the correction's note
+      where the JSON has them, the fitted curve with its formula, the
       workload, guess-ratio, trms, rms and input-share plots; the
       summary table; the icicle with one rect per tree node of at least
       0.1% of the samples, regions and threads marked.  --interacted:
@@ -207,6 +208,21 @@ def check_region(dom, report, i, r, log, must_draw):
               not section.find_all("svg"),
               what + ": waits to be drawn, but says nothing of it")
         return 0
+    # The correction of costs in ns (docs/cost.md): a region whose costs
+    # it cannot resolve shows as "unresolved", and its note is there.
+    corr = r.get("correction")
+    if corr:
+        heading = section.find("h2")
+        shown = heading.all_text() if heading else ""
+        check(("unresolved" in shown) == bool(corr["refused"]),
+              "%s: heading %r, correction refused: %s"
+              % (what, shown, corr["refused"]))
+        if corr.get("note"):
+            hints = [p.all_text() for p in section.find_all("p")
+                     if "hint" in p.attrs.get("class", "")]
+            check(any(corr["note"] in h for h in hints),
+                  "%s: the correction's note is not shown (%r)"
+                  % (what, hints))
     metric = report["size_metric"]
     stat = report["cost_statistic"]
     other = "rms" if metric == "trms" else "trms"

@@ -5,7 +5,8 @@
  * twice, symbols, call trees) and on profiles of random traces from `trms
  * replay --profile`: merge(a, merge(b, c)) = merge(merge(a, b), c) =
  * merge(a, b, c) = merge(c, a, b), merging a merged file once more
- * changes nothing, and `trms report` (tuples, tree, folded stacks,
+ * changes nothing (version 1 and 3 files mixed: the correction's sums of
+ * version 3 tuples add up like the others), and `trms report` (tuples, tree, folded stacks,
  * summary) of the merged file is `trms report` of the inputs.
  */
 #define _GNU_SOURCE
@@ -111,15 +112,16 @@ static void random_profile(const char *path, uint64_t seed)
 	uint32_t module_ids[2 * POOL(module_pool)], modules[2 * POOL(module_pool)];
 	size_t module_path[2 * POOL(module_pool)], n_modules = 0;
 	size_t tuples = gen_below(&s, 10);
+	bool corrections = gen_below(&s, 2);
 
 	ck_assert_ptr_nonnull(f);
-	fprintf(f, "trms-profile 1\nmeta program app\nmeta pid %" PRIu64
+	fprintf(f, "trms-profile %d\nmeta program app\nmeta pid %" PRIu64
 		   "\nmeta start_ns %" PRIu64 "\nmeta end_ns %" PRIu64 "\n"
 		   "meta cost events\nmeta granularity 4\n"
 		   "meta sample_clock cpu\nmeta sample_hz 100\n"
 		   "meta samples %" PRIu64 "\nmeta sample_cpu_ns %" PRIu64 "\n"
 		   "meta samples_dropped_unwind %" PRIu64 "\n",
-		1000 + gen_below(&s, 1000), 1000 + gen_below(&s, 1000),
+		corrections ? 3 : 1, 1000 + gen_below(&s, 1000), 1000 + gen_below(&s, 1000),
 		5000 + gen_below(&s, 1000), gen_below(&s, 100),
 		1 + gen_below(&s, 1000000000), gen_below(&s, 3));
 
@@ -165,13 +167,21 @@ static void random_profile(const char *path, uint64_t seed)
 		fprintf(f,
 			"tuple %" PRIu32 " %" PRIu32 " %s %" PRIu64 " %" PRIu64
 			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			" %" PRIu64 " %" PRIu64 "\n",
+			" %" PRIu64 " %" PRIu64,
 			regions[gen_below(&s, n_regions)],
 			ordinals[gen_below(&s, n_threads)],
 			gen_below(&s, 2) ? "trms" : "rms", gen_below(&s, 4),
 			count, min, max, count * min + gen_below(&s, 20),
 			gen_below(&s, 1000), gen_below(&s, 5),
 			gen_below(&s, 5));
+		if (corrections) {
+			uint64_t corrected = gen_below(&s, count + 1);
+			uint64_t library = corrected ? gen_below(&s, 500) : 0;
+			fprintf(f, " %" PRIu64 " %" PRIu64 " %" PRIu64,
+				corrected, library,
+				gen_below(&s, library + 1));
+		}
+		fputc('\n', f);
 	}
 
 	distinct_ids(&s, module_ids, 2 * POOL(module_pool));

@@ -5,18 +5,28 @@
 # whose tuples of one region and size add up to more than 2^64 - 1, as
 # files and within one file (two threads), get exit status 2 and one
 # line naming the problem; the same profiles with sums that fit are
-# reported and merged, with the sums added.
+# reported and merged, with the sums added.  The same for the sums of
+# the correction of costs (version 3: the library time taken out).
 set -u
 trms=$1 work=$2
 . "$(dirname "$0")/../checks.sh"
 fresh_dir "$work"
 
-# profile FILE SUM THREADS: one tuple of region "r" per thread, of cost
-# sum SUM (count 1, so min = max = sum).
+# profile FILE SUM THREADS [LIBRARY]: one tuple of region "r" per thread,
+# of cost sum SUM (count 1, so min = max = sum); with LIBRARY, a version 3
+# profile whose tuples had LIBRARY ns of the library's time taken out
+# (all of it estimated).
 profile() {
 	{
-		echo "trms-profile 1"
-		echo "meta cost events"
+		if [ -n "${4:-}" ]; then
+			echo "trms-profile 3"
+			echo "meta cost ns"
+			correction=" 1 $4 $4"
+		else
+			echo "trms-profile 1"
+			echo "meta cost events"
+			correction=
+		fi
 		echo "region 0 r"
 		t=0
 		while [ "$t" -lt "$3" ]; do
@@ -25,7 +35,7 @@ profile() {
 		done
 		t=0
 		while [ "$t" -lt "$3" ]; do
-			echo "tuple 0 $t trms 5 1 $2 $2 $2 $2 0 0"
+			echo "tuple 0 $t trms 5 1 $2 $2 $2 $2 0 0$correction"
 			t=$((t + 1))
 		done
 		echo "end $3"
@@ -70,6 +80,21 @@ if ! "$trms" merge -o "$work/cd.trms" "$work/c.trms" "$work/d.trms" 2>"$work/err
 	fail "merge of sums that fit: $(cat "$work/err")"
 elif ! grep -q "^tuple 0 0 trms 5 2 1000 2000 3000 3000 0 0$" "$work/cd.trms"; then
 	fail "merge of sums that fit: $(grep tuple "$work/cd.trms")"
+fi
+
+# The correction's sums past 64 bits, costs that fit.
+profile "$work/e.trms" 1000 1 "$big"
+profile "$work/f.trms" 2000 1 "$big"
+refused "report of two files' library time" "$trms" report "$work/e.trms" "$work/f.trms"
+refused "merge of two files' library time" "$trms" merge -o "$work/ef.trms" "$work/e.trms" "$work/f.trms"
+[ -e "$work/ef.trms" ] && fail "merge wrote $work/ef.trms"
+profile "$work/g.trms" 1000 1 4000
+profile "$work/h.trms" 2000 1 6000
+if ! "$trms" merge -o "$work/gh.trms" "$work/g.trms" "$work/h.trms" 2>"$work/err"; then
+	fail "merge of library time that fits: $(cat "$work/err")"
+elif ! grep -q "^tuple 0 0 trms 5 2 1000 2000 3000 3000 0 0 2 10000 10000$" "$work/gh.trms" ||
+     [ "$(head -n 1 "$work/gh.trms")" != "trms-profile 3" ]; then
+	fail "merge of library time that fits: $(cat "$work/gh.trms")"
 fi
 
 finish overflow

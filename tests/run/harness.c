@@ -91,8 +91,10 @@ bool complete_profile(const char *path)
 
 	if (!f)
 		return false;
+	/* Versions 1 to 3 (docs/profile-format.md). */
 	first_ok = fgets(line, sizeof(line), f) &&
-		   !strcmp(line, "trms-profile 1\n");
+		   !strncmp(line, "trms-profile ", 13) && line[13] >= '1' &&
+		   line[13] <= '3' && !strcmp(line + 14, "\n");
 	while (fgets(line, sizeof(line), f))
 		strcpy(last, line);
 	fclose(f);

@@ -127,7 +127,7 @@ struct growth_estimate {
 	 * lowered the confidence; NULL if nothing did (HIGH).  Static text
 	 * or in @reason_buf. */
 	const char *reason;
-	char reason_buf[160];
+	char reason_buf[640];
 };
 
 /* Estimate the growth of cost with n over @points (any order, distinct

@@ -27,6 +27,15 @@ int tuple_merge_checked(struct tuple_data *into,
 		overflow |= __builtin_add_overflow(sums.induced_external,
 						   tuple->induced_external,
 						   &sums.induced_external);
+		overflow |= __builtin_add_overflow(sums.corrected,
+						   tuple->corrected,
+						   &sums.corrected);
+		overflow |= __builtin_add_overflow(sums.library,
+						   tuple->library,
+						   &sums.library);
+		overflow |= __builtin_add_overflow(sums.estimated,
+						   tuple->estimated,
+						   &sums.estimated);
 	}
 	tuple_merge(into, tuple);
 	return overflow ? -EOVERFLOW : 0;

@@ -104,10 +104,13 @@ int profile_merge(const struct profile_doc *inputs, size_t n,
 int profile_merge_write(const struct profile_doc *doc, const char *path)
 {
 	struct profile_writer *w = xcalloc(1, sizeof(*w));
+	bool corrections = false;
 	int rc;
 
-	if (doc->n_activations)
-		w->version = PROFILE_FORMAT_VERSION;
+	for (size_t i = 0; i < doc->n_tuples && !corrections; i++)
+		corrections = doc->tuples[i].data.corrected > 0;
+	w->version = profile_format_version_for(doc->n_activations > 0,
+						corrections);
 	rc = profile_writer_open(w, path);
 
 	if (rc) {

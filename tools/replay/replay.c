@@ -14,10 +14,15 @@
 static void record(struct replay *r, uint32_t thread, const struct activation *a,
 		   replay_emit_fn emit, void *ctx)
 {
+	struct tuple_add add = {
+		.cost = a->cost,
+		.induced_thread = a->induced_thread,
+		.induced_external = a->induced_external,
+	};
+
 	if (r->profiles)
 		profile_record(&r->profiles[thread], a->region, a->trms,
-			       a->rms, a->cost, a->induced_thread,
-			       a->induced_external);
+			       a->rms, &add);
 	if (emit)
 		emit(ctx, r->trace->tids[thread], r->trace->names[a->region],
 		     a);

@@ -164,6 +164,28 @@ static void put_growth(FILE *out, const struct growth_estimate *e)
 	fputc(']', out);
 }
 
+/* With costs in ns from profiles that say it (version 3): the
+ * correction of the region's costs (report_correction.h). */
+static void put_correction(FILE *out, const struct report_correction *c)
+{
+	if (!c->known)
+		return;
+	fputs(",\"correction\":{\"library_share\":", out);
+	put_number(out, c->library_share);
+	num(out, "error", c->error);
+	num(out, "fitted_library_share", c->fitted_share);
+	num(out, "fitted_error", c->fitted_error);
+	u64(out, "sizes", c->sizes);
+	fputs(",\"unresolved_sizes\":[", out);
+	for (size_t i = 0; i < c->unresolved; i++)
+		fprintf(out, "%s%" PRIu64, i ? "," : "", c->unresolved_n[i]);
+	fputc(']', out);
+	boolean(out, "refused", c->refused);
+	char note[320];
+	str(out, "note", correction_note(c, note, sizeof(note)));
+	fputc('}', out);
+}
+
 static void put_region(FILE *out, const struct report *r,
 		       const struct report_region *g)
 {
@@ -184,6 +206,7 @@ static void put_region(FILE *out, const struct report *r,
 	num(out, "profile_richness", g->richness);
 	num(out, "input_volume", g->input_volume);
 	boolean(out, "variance_cancelled", g->variance_cancelled);
+	put_correction(out, &g->correction);
 	put_points(out, "points", g->points, g->n_points);
 	put_points(out,
 		   r->opt.metric == METRIC_TRMS ? "points_rms" : "points_trms",

@@ -162,6 +162,17 @@ static int build_region(struct report *r, struct report_region *g,
 							 : METRIC_TRMS;
 	g->points = points_of(t, folded, r->opt.metric, &g->n_points);
 	g->other_points = points_of(t, folded, other, &g->n_other_points);
+	/* The tuples of the chosen metric, which the points were made
+	 * from: where their costs cannot be resolved, the growth is
+	 * estimated without them. */
+	size_t from = 0;
+	while (from < folded && t[from].metric != r->opt.metric)
+		from++;
+	struct size_point *kept =
+		xrealloc(NULL, (g->n_points + 1) * sizeof(*kept));
+	size_t n_kept = correction_judge(&g->correction, t + from,
+					 g->n_points, r->unit, g->points,
+					 kept);
 	free(t);
 
 	for (size_t i = 0; i < g->n_points; i++)
@@ -181,7 +192,9 @@ static int build_region(struct report *r, struct report_region *g,
 		g->richness = ((double)counts[METRIC_TRMS] -
 			       (double)counts[METRIC_RMS]) /
 			      (double)counts[METRIC_RMS];
-	growth_estimate(g->points, g->n_points, r->opt.stat, &g->growth);
+	growth_estimate(kept, n_kept, r->opt.stat, &g->growth);
+	correction_conclude(&g->correction, &g->growth);
+	free(kept);
 	return 0;
 }
 
@@ -218,6 +231,16 @@ int report_build(struct report *r, struct profile_doc *docs, size_t n_docs,
 			 "the counts of the profiles add up to more than 64 "
 			 "bits hold; they cannot be combined");
 	return rc;
+}
+
+const char *report_growth_text(const struct report_region *g, char *buf,
+			       size_t len)
+{
+	if (g->correction.refused) {
+		snprintf(buf, len, "unresolved");
+		return buf;
+	}
+	return growth_class_text(&g->growth, buf, len);
 }
 
 /* How fast a class grows, for sorting: refusals last. */
@@ -267,6 +290,7 @@ void report_sort(struct report *r, enum report_sort key)
 
 static void free_region(struct report_region *g)
 {
+	correction_free(&g->correction);
 	free(g->points);
 	free(g->other_points);
 	free(g);

@@ -14,6 +14,7 @@
 
 #include "growth.h"
 #include "profile_reader.h"
+#include "report_correction.h"
 #include "report_library.h"
 
 /* One merged tuple, keyed by text so that profiles combine. */
@@ -53,6 +54,10 @@ struct report_region {
 	 * of distinct sizes, and 1 - Σ rms / Σ trms. */
 	double richness, input_volume;
 	bool variance_cancelled; /* at some size: see size_point */
+	/* With costs in ns: whether the costs can be told apart from the
+	 * error of their correction, and the sizes the growth was estimated
+	 * on for it (report_correction.h). */
+	struct report_correction correction;
 	struct growth_estimate growth;
 };
 
@@ -74,6 +79,12 @@ struct report {
  * still to be freed with report_free). */
 int report_build(struct report *r, struct profile_doc *docs, size_t n_docs,
 		 const struct report_options *opt, char *err, size_t errlen);
+
+/* @g's growth class as text ("n^2", "n...n log n", "insufficient"), or
+ * "unresolved" if its costs could not be told apart from the error of
+ * their correction; into @buf. */
+const char *report_growth_text(const struct report_region *g, char *buf,
+			       size_t len);
 
 /* Order the regions: by @key, largest first (names: A to Z). */
 void report_sort(struct report *r, enum report_sort key);

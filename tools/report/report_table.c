@@ -97,7 +97,7 @@ static void print_row(const struct report *r, const struct report_region *g,
 		snprintf(name, sizeof(name), "%s", g->name);
 	report_format_cost(g->cost_at_max_n, r->unit, cost, sizeof(cost));
 	snprintf(at_max, sizeof(at_max), "%s @ %" PRIu64, cost, g->max_n);
-	growth_class_text(&g->growth, growth, sizeof(growth));
+	report_growth_text(g, growth, sizeof(growth));
 	bool refused = g->growth.growth == GROWTH_INSUFFICIENT;
 	const char *conf = refused ? "-"
 				   : confidence_name(g->growth.confidence);
@@ -112,6 +112,18 @@ static void print_row(const struct report *r, const struct report_region *g,
 								    : "",
 		conf, p->off, at_max, 100 * g->thread_share,
 		100 * g->external_share, g->richness, g->input_volume);
+}
+
+/* What the sentence on @g adds of its costs' correction, where there is
+ * something to say (report_correction.h): sizes left out of the fit, or
+ * an error bound worth knowing. */
+static void print_correction(const struct report_region *g,
+			     const struct paint *p, FILE *out)
+{
+	char note[320];
+
+	if (correction_note(&g->correction, note, sizeof(note)))
+		fprintf(out, "    %s(%s)%s\n", p->dim, note, p->off);
 }
 
 /* "str_tolower: cost grows as n^2 in its input size (HIGH confidence,
@@ -131,6 +143,8 @@ static void print_sentence(const struct report *r,
 			e->reason ? e->reason : "insufficient data");
 		return;
 	}
+	/* Where sizes were left out, the ones fitted. */
+	bool fewer = g->correction.unresolved > 0;
 	fprintf(out,
 		"%s cost grows as %s%s%s in its input size (%s confidence, "
 		"%zu distinct %s sizes from %" PRIu64 " to %" PRIu64 "): %s\n",
@@ -140,7 +154,8 @@ static void print_sentence(const struct report *r,
 		growth_colour(p, e),
 		growth_class_text(e, growth, sizeof(growth)), p->off,
 		confidence_name(e->confidence), e->sizes, metric,
-		g->points[0].n, g->max_n,
+		fewer ? (uint64_t)e->n_min : g->points[0].n,
+		fewer ? (uint64_t)e->n_max : g->max_n,
 		growth_formula(e, formula, sizeof(formula)));
 	if (e->reason && e->confidence != CONFIDENCE_HIGH)
 		fprintf(out, "    %s(%s)%s\n", p->dim, e->reason, p->off);
@@ -149,6 +164,7 @@ static void print_sentence(const struct report *r,
 			     "precision: too few digits left after "
 			     "cancellation)%s\n",
 			p->dim, p->off);
+	print_correction(g, p, out);
 }
 
 void report_print_table(const struct report *r, FILE *out, bool colour)

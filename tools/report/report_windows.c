@@ -75,8 +75,7 @@ static void print_windows(FILE *out, const struct report *whole,
 				" %8" PRIu64 " %14.4Lg  %s\n",
 				w[k].number, from, to, g->calls, g->max_n,
 				input > 0 ? g->total_cost / input : 0.0L,
-				growth_class_text(&g->growth, growth,
-						  sizeof(growth)));
+				report_growth_text(g, growth, sizeof(growth)));
 		}
 	}
 }

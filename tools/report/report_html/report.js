@@ -88,7 +88,15 @@
 						   : 'growth-bad';
 	}
 
+	/* A region whose costs could not be told apart from the error of
+	 * their correction (docs/cost.md) is "unresolved", as in the table. */
+	function unresolved(g) {
+		return !!(g.correction && g.correction.refused);
+	}
+
 	function growthText(g) {
+		if (unresolved(g))
+			return 'unresolved';
 		return Array.isArray(g.growth_range) && g.growth_range.length === 2
 			? g.growth_range[0] + '...' + g.growth_range[1] : g.growth;
 	}
@@ -936,6 +944,9 @@
 			section.appendChild(html('p', { class: 'hint', text:
 				'(the spread of costs at some sizes lost precision: too ' +
 				'few digits left after cancellation)' }));
+		if (g.correction && g.correction.note)
+			section.appendChild(html('p', { class: 'hint',
+							text: `(${g.correction.note})` }));
 		section.drawPlots = () => {
 			section.drawPlots = null;
 			section.removeAttribute('data-pending');
