@@ -7,9 +7,11 @@
 #   bzip2     bzip2 (bzip2 source package), -9
 #   zstd -T2  zstd with two worker threads (libzstd source package), -6
 #
-# Each is built three times with the same flags (-O2 -g): by the native
-# compiler (cc), by BUILD_DIR's `trms cc` (functions only) and by `trms cc
-# --trms-full`; each build compresses the same input (INPUT_MB, default
+# Each is built six times with the same flags (-O2 -g): by the native
+# compiler (cc, GCC) and by clang, and by BUILD_DIR's `trms cc` (functions
+# only) and `trms cc --trms-full` with each (VARIANTS_BUILT chooses);
+# each trms build is compared with the native build of its compiler.
+# Each build compresses the same input (INPUT_MB, default
 # 8 MiB of text made from the bundled word list, in a fixed order), and
 # its output must equal the native build's, byte for byte.  Reported per
 # program and variant: the median over REPS runs (default 3; the variants
@@ -47,16 +49,24 @@ fetch() { # PACKAGE - its source tree's directory on stdout
 	echo "$dir"
 }
 
+# The builds: by GCC (cc) natively, with trms cc and trms cc --trms-full,
+# and the same by Clang (whose --trms-full checks accesses inline when
+# trms has its plugin: trms cc --trms-help says).
+VARIANTS_BUILT=${VARIANTS_BUILT:-native functions full clang functions-clang full-clang}
+
 # build_all NAME DIR COMMAND: COMMAND (which uses $CC and $OUT) run in a
 # fresh copy of DIR once per variant, the program left as bin/NAME-VARIANT.
 build_all() {
 	local name=$1 dir=$2 command=$3 variant cc copy
-	for variant in native functions full; do
+	for variant in $VARIANTS_BUILT; do
 		[ -x "$work/bin/$name-$variant" ] && continue
 		case $variant in
 		native) cc="cc" ;;
 		functions) cc="$trms cc" ;;
 		full) cc="$trms cc --trms-full" ;;
+		clang) cc="clang" ;;
+		functions-clang) cc="env TRMS_CC=clang $trms cc" ;;
+		full-clang) cc="env TRMS_CC=clang $trms cc --trms-full" ;;
 		esac
 		copy=$work/build-$name-$variant
 		rm -rf "$copy" && cp -r "$dir" "$copy" || exit 2
@@ -86,15 +96,20 @@ if [ ! -s "$input" ]; then
 		"$here/examples/data/words.txt" >"$input"
 fi
 
-python3 - "$work" "$trms" "$reps" "$input" <<'PY'
+python3 - "$work" "$trms" "$reps" "$input" "$VARIANTS_BUILT" <<'PY'
 import os, statistics, subprocess, sys
 work, trms, reps, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+built = sys.argv[5].split()
 programs = {
     "minigzip": ["-6", "-c", data],
     "bzip2": ["-9", "-c", data],
     "zstd -T2": ["-T2", "-6", "-c", "-q", data],
 }
-variants = ["native", "functions", "full", "callgrind"]
+variants = built + ["callgrind"]
+
+def base(v):
+    """The native build a variant is compared with: the same compiler's."""
+    return "clang" if v.endswith("clang") else "native"
 env_base = dict(os.environ, TRMS_COST="events", TRMS_SAMPLE_HZ="0")
 
 def run(prog, variant, rep):
@@ -113,7 +128,7 @@ def run(prog, variant, rep):
     if status != 0:
         sys.exit(f"{prog} ({variant}): exit status {status}")
     regions = None
-    if variant in ("functions", "full"):
+    if variant.startswith(("functions", "full")):
         t = subprocess.run([trms, "report", "--tuples", profile],
                            capture_output=True, text=True).stdout
         regions = len({l.split("\t")[0] for l in t.splitlines()[1:]})
@@ -121,24 +136,25 @@ def run(prog, variant, rep):
 
 print(f"whole-program mode on Debian sources: {reps} rounds, input "
       f"{os.path.getsize(data) >> 20} MiB; CPU s and peak RSS (MiB), medians;"
-      " ratios to native")
-print(f"{'program':10} {'variant':10} {'CPU s':>8} {'ratio':>7} "
+      " ratios to the native build of the same compiler (GCC or Clang)")
+print(f"{'program':10} {'variant':15} {'CPU s':>8} {'ratio':>7} "
       f"{'RSS':>7} {'ratio':>6} {'regions':>8}  output")
 for prog in programs:
     res = {v: [] for v in variants}
     for rep in range(reps):
-        order = variants[rep % 4:] + variants[:rep % 4]
+        k = rep % len(variants)
+        order = variants[k:] + variants[:k]
         for v in order:
             res[v].append(run(prog, v, rep))
     native_out = open(res["native"][0][2], "rb").read()
-    nat_cpu = statistics.median(r[0] for r in res["native"])
-    nat_rss = statistics.median(r[1] for r in res["native"])
     for v in variants:
+        nat_cpu = statistics.median(r[0] for r in res[base(v)])
+        nat_rss = statistics.median(r[1] for r in res[base(v)])
         cpu = statistics.median(r[0] for r in res[v])
         rss = statistics.median(r[1] for r in res[v])
         same = open(res[v][0][2], "rb").read() == native_out
         regions = res[v][0][3]
-        print(f"{prog:10} {v:10} {cpu:8.2f} {cpu / nat_cpu:6.2f}x "
+        print(f"{prog:10} {v:15} {cpu:8.2f} {cpu / nat_cpu:6.2f}x "
               f"{rss / 1024:7.1f} {rss / nat_rss:5.2f}x "
               f"{regions if regions is not None else '-':>8}  "
               f"{'same' if same else 'DIFFERENT'}")
