@@ -51,6 +51,31 @@ static inline void activation_start_clock(struct trms_thread *t,
 			      t->cost.excluded, t->cost.measured);
 }
 
+/* TRMS_BUDGET asked to give up the measured activations pending
+ * (selection.h's give_up): they are not recorded (tag 0, and no longer
+ * counted as measured), and the thread has no measured activation
+ * pending any more.  Every activation recorded was still measured whole
+ * (docs/production.md). */
+static inline void activation_give_up_if_asked(struct trms_thread *t)
+{
+	struct selection_thread *s = &t->sel;
+
+	if (__builtin_expect(!s->give_up, 1))
+		return;
+	s->give_up = false;
+	if (!s->measured_from)
+		return;
+	for (size_t i = s->measured_from; i <= t->engine.depth; i++) {
+		struct frame *f = &t->engine.stack[i];
+		if (f->tag && f->region < s->capacity &&
+		    s->regions[f->region].measured)
+			s->regions[f->region].measured--;
+		f->tag = 0;
+	}
+	s->measured_from = 0;
+	s->given_up++;
+}
+
 /* Push the frame of an activation of region @id, measured or not as the
  * selection decides (selection.h).  @return 0 or the engine's error. */
 static inline __attribute__((always_inline)) int
@@ -59,6 +84,8 @@ activation_push(struct trms_thread *t, uint32_t id, const void *key,
 {
 	uint32_t tag = runtime_tag();
 
+	if (selection.on)
+		activation_give_up_if_asked(t);
 	if (selection.on &&
 	    selection_begin(&t->sel, id, t->engine.depth, t->cost.excluded) !=
 		    SELECTION_MEASURED)
@@ -114,6 +141,7 @@ activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
 {
 	t->busy = true;
 	if (selection.on) {
+		activation_give_up_if_asked(t);
 		enum selection_kind kind = selection_begin(
 			&t->sel, id, t->engine.depth, t->cost.excluded);
 		if (kind == SELECTION_SKIPPED &&

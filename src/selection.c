@@ -228,6 +228,10 @@ void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 	uint64_t fixed = (spent > inside ? spent - inside : 0) +
 			 s->period_skipped * selection.skip_ticks;
 	double avail = budget > (double)fixed ? budget - (double)fixed : 0;
+	/* Spent beyond the budget inside activations still measured: give
+	 * them up (their time counts as fixed, with no end to count it). */
+	if (s->measured_from && (double)spent > budget)
+		s->give_up = true;
 	adapt(s, avail);
 	s->period_start_ticks = now;
 	s->period_start_cpu_ns = cpu_ns;

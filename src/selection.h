@@ -75,6 +75,13 @@ struct selection_thread {
 	uint32_t until_check;
 	uint64_t period_start_ticks, period_start_cpu_ns;
 	uint64_t period_start_excluded, period_skipped;
+	/* TRMS_BUDGET: the measured activations pending cost more than the
+	 * budget allows (one that never ends, such as main's in a program
+	 * built with trms cc, would otherwise keep everything measured): at
+	 * the next begin they are given up, not recorded (activation.h),
+	 * and activations become candidates again.  How many were. */
+	bool give_up;
+	uint64_t given_up;
 };
 
 /* What the settings ask, fixed at start (selection_configure). */
@@ -207,6 +214,10 @@ static inline enum selection_kind selection_begin(struct selection_thread *s,
 	}
 	r->activations++;
 	if (s->measured_from) {
+		/* (Inside a measured activation, begins are counted too: a
+		 * long one must still be looked at.) */
+		if (selection.budget && --s->until_check == 0)
+			selection_budget_check(s, excluded);
 		if (!r->member)
 			return SELECTION_SILENT;
 	} else {

@@ -14,6 +14,9 @@
  *                             strict turns: every read thread-induced
  *   sel_prog flat ROUNDS      one region, no nesting (for the fraction
  *                             measured)
+ *   sel_prog wrapped ROUNDS   the same inside one activation of "outer"
+ *                             that lasts the whole run (as main's does
+ *                             in a program built with trms cc)
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -145,7 +148,11 @@ int main(int argc, char **argv)
 		threads(rounds);
 	else if (!strcmp(argv[1], "flat"))
 		flat(rounds);
-	else
+	else if (!strcmp(argv[1], "wrapped")) {
+		trms_region_begin("outer");
+		flat(rounds);
+		trms_region_end("outer");
+	} else
 		return 2;
 	return 0;
 }

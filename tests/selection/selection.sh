@@ -106,6 +106,22 @@ awk '$1 == "region" && $3 == "flat" { id = $2 }
 "$trms" report "$work/budget.trms" 2>&1 | grep -q 'a budget of 1.00%' ||
 	fail "TRMS_BUDGET=1: the report does not say it"
 
+# The budget with one activation around everything, as main's in a
+# program built with trms cc: measured at first (every region starts
+# measured whole), then given up, not recorded, and flat's activations
+# inside it candidates again (verified to fail without the giving up:
+# flat is then measured whole).
+env TRMS_SAMPLE_HZ=0 TRMS_BUDGET=1 "TRMS_OUTPUT=$work/wrapped.trms" \
+	"LD_PRELOAD=$lib" "$prog" wrapped 2000000 2>"$work/wrapped.err" ||
+	fail "TRMS_BUDGET=1, wrapped: exit status $?: $(cat "$work/wrapped.err")"
+awk '$1 == "region" && $3 == "flat" { id = $2 }
+     $1 == "activations" && $2 == id { all += $4; measured += $5 }
+     END { if (!(measured > 0 && measured < all / 2)) exit 1 }' \
+	"$work/wrapped.trms" ||
+	fail "TRMS_BUDGET=1, wrapped: flat not measured in part: $(grep ^activations "$work/wrapped.trms")"
+"$trms" report --tuples "$work/wrapped.trms" | grep -q '^outer	' &&
+	fail "TRMS_BUDGET=1, wrapped: the activation given up was recorded"
+
 # Refused values keep the default (and say so).
 env TRMS_COST=events TRMS_BUDGET=2 TRMS_SAMPLE_HZ=0 \
 	"TRMS_OUTPUT=$work/budget-events.trms" "LD_PRELOAD=$lib" \
