@@ -38,7 +38,7 @@ void selection_thread_init(struct selection_thread *s, uint64_t seed)
 	memset(s, 0, sizeof(*s));
 	/* xorshift must not start at 0. */
 	s->rng = (seed * 0x9e3779b97f4a7c15ull) | 1;
-	s->until_check = SELECTION_CHECK_EVERY;
+	s->until_check = s->check_interval = SELECTION_CHECK_SOON;
 }
 
 void selection_thread_fini(struct selection_thread *s)
@@ -198,19 +198,43 @@ static void adapt(struct selection_thread *s, double avail)
 	}
 }
 
+/* The next look after @begins in @elapsed_ns of a period: about when the
+ * period ends. */
+static void schedule_check(struct selection_thread *s, uint64_t begins,
+			   uint64_t elapsed_ns)
+{
+	uint64_t left = elapsed_ns < SELECTION_PERIOD_NS
+				? SELECTION_PERIOD_NS - elapsed_ns
+				: SELECTION_PERIOD_NS;
+	uint64_t next = elapsed_ns ? begins * left / elapsed_ns
+				   : SELECTION_CHECK_EVERY;
+
+	if (next < SELECTION_CHECK_SOON)
+		next = SELECTION_CHECK_SOON;
+	if (next > SELECTION_CHECK_EVERY)
+		next = SELECTION_CHECK_EVERY;
+	s->until_check = s->check_interval = (uint32_t)next;
+}
+
 void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 {
-	s->until_check = SELECTION_CHECK_EVERY;
 	uint64_t now = clock_ticks();
+	s->period_begins += s->check_interval;
 	if (!s->period_start_ticks) {
 		s->period_start_ticks = now;
 		s->period_start_cpu_ns = thread_cpu_ns();
 		s->period_start_excluded = excluded;
+		s->period_begins = 0;
+		s->until_check = s->check_interval = SELECTION_CHECK_SOON;
 		return;
 	}
-	if (clock_ticks_to_ns(now - s->period_start_ticks) <
-	    SELECTION_PERIOD_NS)
+	uint64_t elapsed_ns = clock_ticks_to_ns(now - s->period_start_ticks);
+	if (elapsed_ns < SELECTION_PERIOD_NS) {
+		schedule_check(s, s->period_begins, elapsed_ns);
 		return;
+	}
+	schedule_check(s, s->period_begins, elapsed_ns);
+	s->period_begins = 0;
 	uint64_t cpu_ns = thread_cpu_ns();
 	uint64_t cpu = cpu_ns - s->period_start_cpu_ns;
 	/* The budget in ticks, less what no rate controls: the library's

@@ -33,9 +33,13 @@
 /* A candidate is measured if 32 random bits are below the threshold. */
 #define SELECTION_ALWAYS ((uint64_t)1 << 32)
 
-/* TRMS_BUDGET looks at the clock every SELECTION_CHECK_EVERY candidates
- * of a thread, and adapts its rates once a period has passed. */
+/* TRMS_BUDGET looks at the clock every so many begins of a thread, and
+ * adapts its rates once a period has passed: as many begins as it
+ * expects a period to hold, from SELECTION_CHECK_SOON to
+ * SELECTION_CHECK_EVERY (costly activations are looked at soon, cheap
+ * ones rarely: a look reads the clock). */
 #define SELECTION_CHECK_EVERY 256
+#define SELECTION_CHECK_SOON 8
 #define SELECTION_PERIOD_NS 10000000ull
 
 /* Each region on each thread, by region id. */
@@ -73,6 +77,8 @@ struct selection_thread {
 	/* TRMS_BUDGET: candidates until the next look at the clock, and
 	 * where the period began. */
 	uint32_t until_check;
+	uint32_t check_interval; /* until_check's last start */
+	uint64_t period_begins;  /* begins counted in the period */
 	uint64_t period_start_ticks, period_start_cpu_ns;
 	uint64_t period_start_excluded, period_skipped;
 	/* TRMS_BUDGET: the measured activations pending cost more than the
