@@ -13,7 +13,7 @@
 # size and not its mean.
 set -u
 build=${1:-build-release}
-rounds=${2:-400}
+rounds=${2:-300}
 reps=${3:-7}
 here=$(dirname "$0")
 lib=$build/src/libtrms.so

@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < MAX_N; i++)
 		data[i] = next();
 	for (long r = 0; r < rounds; r++) {
-		for (int k = 0; k < 48; k++)
+		for (int k = 0; k < 64; k++)
 			total += sum(size_between(4096, MAX_N));
 		total += close_pairs(size_between(32, 3200));
 		total += sorted_median(size_between(512, 65536));
