@@ -8,12 +8,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The plugin, with its checks' bitcode beside it: next to the trms
- * command in a build tree (cc/plugin/trms-pass.so), or in
- * @installed_libdir/trms/ (relative paths are from the command's
- * directory): its real path into @out.  @return 0, or -ENOENT if this
- * trms was built without it or it is gone. */
-int cc_find_plugin(const char *installed_libdir, char *out, size_t len);
+/* Where the plugin is looked for, as run_find_near takes them: next to
+ * the trms command in a build tree, or in @installed_libdir/trms/; into
+ * @paths (two, of @len bytes each, the second filled here).  @return how
+ * many: 0 if this trms was built without the plugin. */
+size_t cc_plugin_places(const char *installed_libdir, char (*paths)[4096]);
+
+/* Is the plugin at @path complete: its checks' bitcode beside it? */
+bool cc_plugin_complete(const char *path);
 
 /* Can @compiler (a Clang, by name or path) load the plugin, built for
  * one version of LLVM?  Told without running it: by the version in the

@@ -111,6 +111,19 @@ static const char usage_tail[] =
 	"Exit status: the compiler's; 127 if it cannot be run; 2 on bad\n"
 	"usage, or if the compiler links and libtrms cannot be found.\n";
 
+/* The plugin of this trms (cc_plugin.h), complete: into @out.  @return
+ * 0 or -ENOENT. */
+static int find_plugin(char *out, size_t len)
+{
+	char places[2][4096];
+	const char *const paths[] = { places[0], places[1] };
+	size_t n = cc_plugin_places(TRMS_INSTALLED_LIBDIR, places);
+
+	if (!n || run_find_near(paths, n, out, len) || !cc_plugin_complete(out))
+		return -ENOENT;
+	return 0;
+}
+
 static int help(void)
 {
 	char library[PATH_MAX];
@@ -122,7 +135,7 @@ static int help(void)
 	else
 		printf("  for this trms, LIBTRMS is\n    %s.\n", library);
 	char plugin[PATH_MAX];
-	if (!cc_find_plugin(TRMS_INSTALLED_LIBDIR, plugin, sizeof(plugin)))
+	if (!find_plugin(plugin, sizeof(plugin)))
 		printf("  PLUGIN, for the clang of LLVM %d, is\n    %s.\n",
 		       cc_plugin_llvm(), plugin);
 	else
@@ -234,8 +247,7 @@ int cmd_cc(int argc, char **argv)
 		p.exclude = o.exclude;
 	char plugin[PATH_MAX];
 	if (p.full && p.family == CC_CLANG &&
-	    !cc_find_plugin(TRMS_INSTALLED_LIBDIR, plugin, sizeof(plugin)) &&
-	    cc_plugin_fits(p.compiler))
+	    !find_plugin(plugin, sizeof(plugin)) && cc_plugin_fits(p.compiler))
 		p.plugin = plugin;
 	status = choose_library(cmd, cc_links(nargs, args), library,
 				sizeof(library), &p);

@@ -32,28 +32,33 @@ static bool found(const char *dir, const char *path, char *out, size_t len)
 	       realpath(whole, out) && strlen(out) < len;
 }
 
-int run_find_library(const char *installed_libdir, char *out, size_t len)
+int run_find_near(const char *const *paths, size_t n, char *out,
+		  size_t len)
 {
-	static const char *const installed[] = { "libtrms.so.0", "libtrms.so" };
-	char exe[PATH_MAX], path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char exe[PATH_MAX];
+	ssize_t got = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
-	if (n <= 0)
+	if (got <= 0)
 		return -ENOENT;
-	exe[n] = '\0';
+	exe[got] = '\0';
 	char *slash = strrchr(exe, '/');
 	if (!slash)
 		return -ENOENT;
 	*slash = '\0';
-	if (found(exe, "../src/libtrms.so", out, len))
-		return 0;
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s", installed_libdir,
-			 installed[i]);
-		if (found(exe, path, out, len))
+	for (size_t i = 0; i < n; i++)
+		if (found(exe, paths[i], out, len))
 			return 0;
-	}
 	return -ENOENT;
+}
+
+int run_find_library(const char *installed_libdir, char *out, size_t len)
+{
+	char so0[PATH_MAX], so[PATH_MAX];
+	const char *const paths[] = { "../src/libtrms.so", so0, so };
+
+	snprintf(so0, sizeof(so0), "%s/libtrms.so.0", installed_libdir);
+	snprintf(so, sizeof(so), "%s/libtrms.so", installed_libdir);
+	return run_find_near(paths, 3, out, len);
 }
 
 int run_set_preload(const char *library)

@@ -12,6 +12,12 @@
 #include "run_collector.h"
 #include "run_signals.h"
 
+/* The first of @paths[0..@n) (each relative to this trms's directory,
+ * unless absolute) that is a readable file: its real path into @out.
+ * @return 0, or -ENOENT. */
+int run_find_near(const char *const *paths, size_t n, char *out,
+		  size_t len);
+
 /* The library next to this trms: in the build tree (tools/trms and
  * src/libtrms.so), or where `meson install` put it (@installed_libdir,
  * relative to trms's directory unless absolute).  Its real path into
