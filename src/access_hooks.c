@@ -44,10 +44,10 @@ EXPORT void __trms_fast_enable(unsigned abi)
 	 * checks know nothing of skipped ones), nor for code built against
 	 * another version of these structures. */
 	if (abi != INLINE_CHECKS_ABI || !runtime_active() || selection.on ||
-	    config.trace[0] || checks_on)
+	    config.trace[0] || __atomic_load_n(&checks_on, __ATOMIC_RELAXED))
 		return;
 	engine_set_fast(&runtime.engine, true);
-	checks_on = true;
+	__atomic_store_n(&checks_on, true, __ATOMIC_RELAXED);
 }
 
 /* An access of @size bytes at @addr by the calling thread, @write or
@@ -69,7 +69,7 @@ record(uintptr_t addr, size_t size, bool write, bool span)
 					    (addr >> shift);
 		}
 		call_access(t, addr, size, write ? engine_write : engine_read);
-		if (checks_on) {
+		if (__atomic_load_n(&checks_on, __ATOMIC_RELAXED)) {
 			t->engine.fast.guard = &t->busy;
 			engine_fast_refresh(&t->engine, addr);
 			__trms_fast = &t->engine.fast;
