@@ -153,9 +153,10 @@ engine_fast_write(struct engine_thread *t, uintptr_t addr, size_t size)
 	if (!s || f->top == ENGINE_FAST_OFF || !f->first_ok || !*f->single)
 		return false;
 	stamp_t now = f->now;
+	/* The write table keeps the write clock part alone (write_runs). */
 	for (size_t i = 0; i < n; i++) {
 		s->own[cell + i] = now;
-		SHARED_STORE(&s->wts[cell + i], now & ~STAMP_KERNEL);
+		SHARED_STORE(&s->wts[cell + i], now & f->g_mask);
 	}
 	return true;
 }

@@ -503,15 +503,19 @@ static int read_untraced(struct engine_thread *t, uintptr_t addr,
 	return rc;
 }
 
-/* Stamp [addr, addr + size) as written at @s: in the write table (with
- * STAMP_KERNEL if @by_kernel; the write table's lowest bit is that mark,
- * never a stamp's, whose write clock part alone is compared there), and
- * in the thread's own table unless the kernel wrote. */
+/* Stamp [addr, addr + size) as written at @s: in the thread's own table
+ * unless the kernel wrote, and in the write table with the write clock
+ * part of @s alone (and STAMP_KERNEL if @by_kernel: the write table's
+ * lowest bit is that mark).  Only that part is compared there; a write
+ * at a thread's current stamp (write_at_now) has a local part too, which
+ * left in the write table would put the write after other threads' later
+ * accesses of the same write clock value once renumbering orders whole
+ * stamps. */
 static int write_runs(struct engine_thread *t, uintptr_t addr, size_t size,
 		      stamp_t s, bool by_kernel)
 {
-	stamp_t written = by_kernel ? (s | STAMP_KERNEL) : (s & ~STAMP_KERNEL);
 	struct engine *e = t->engine;
+	stamp_t written = (s & e->g_mask) | (by_kernel ? STAMP_KERNEL : 0);
 	struct run_cursor c;
 	uintptr_t index;
 	size_t offset, n;
