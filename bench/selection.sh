@@ -10,7 +10,8 @@
 # from the last round's profile, fitted on each size's worst cost (the
 # report's default) and on its mean: on a shared machine a preemption
 # inflates a few activations' costs, which moves the worst cost of a
-# size and not its mean.
+# size and not its mean.  SELECTION_VARIANTS="native budget2" runs only
+# those (native first: the ratios are to it).
 set -u
 build=${1:-build-release}
 rounds=${2:-300}
@@ -27,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 cc -O2 -I"$here/../include" "$here/selection_workload.c" -o "$work/workload" ||
 	exit 2
 
-variants="native full sample10 sample100 budget2"
+variants=${SELECTION_VARIANTS:-native full sample10 sample100 budget2}
 settings() {
 	case $1 in
 	native) echo "";;

@@ -38,7 +38,9 @@ void selection_thread_init(struct selection_thread *s, uint64_t seed)
 	memset(s, 0, sizeof(*s));
 	/* xorshift must not start at 0. */
 	s->rng = (seed * 0x9e3779b97f4a7c15ull) | 1;
-	s->until_check = s->check_interval = SELECTION_CHECK_SOON;
+	/* The first candidate starts the first period (everything is
+	 * measured until it can be adapted: the sooner the better). */
+	s->until_check = s->check_interval = 1;
 }
 
 void selection_thread_fini(struct selection_thread *s)
@@ -53,6 +55,10 @@ void selection_after_fork(struct selection_thread *s)
 {
 	for (uint32_t id = 0; id < s->capacity; id++)
 		s->regions[id].activations = s->regions[id].measured = 0;
+	/* The child's thread CPU clock starts at 0: a new period. */
+	s->period_start_ticks = 0;
+	s->overspent = 0;
+	s->until_check = s->check_interval = 1;
 }
 
 /*
@@ -216,6 +222,22 @@ static void schedule_check(struct selection_thread *s, uint64_t begins,
 	s->until_check = s->check_interval = (uint32_t)next;
 }
 
+/* Has the period spent its whole budget inside measured activations
+ * (those ended, and the one pending) in @elapsed ticks?  Elapsed time
+ * bounds the CPU time from above, so that needs no look at the CPU clock:
+ * a region measured whole at start (or grown costly) is then adapted
+ * after a few activations, not a whole period of them. */
+static bool spent_already(const struct selection_thread *s,
+			  uint64_t excluded, uint64_t elapsed)
+{
+	uint64_t inside = s->period_inside;
+
+	if (s->measured_from)
+		inside += excluded - s->excluded_at_open;
+	return (double)inside + s->overspent >
+	       (double)elapsed * config.budget_centi / 10000.0;
+}
+
 void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 {
 	uint64_t now = clock_ticks();
@@ -229,7 +251,8 @@ void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 		return;
 	}
 	uint64_t elapsed_ns = clock_ticks_to_ns(now - s->period_start_ticks);
-	if (elapsed_ns < SELECTION_PERIOD_NS) {
+	if (elapsed_ns < SELECTION_PERIOD_NS &&
+	    !spent_already(s, excluded, now - s->period_start_ticks)) {
 		schedule_check(s, s->period_begins, elapsed_ns);
 		return;
 	}
@@ -245,13 +268,20 @@ void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 		(double)clock_ticks_to_ns(now - s->period_start_ticks);
 	double budget = (double)cpu * ticks_per_ns * config.budget_centi /
 			10000.0;
-	uint64_t inside = 0;
-	for (uint32_t id = 0; id < s->capacity; id++)
-		inside += s->regions[id].period_ticks;
+	uint64_t inside = s->period_inside;
 	uint64_t spent = excluded - s->period_start_excluded;
-	uint64_t fixed = (spent > inside ? spent - inside : 0) +
-			 s->period_skipped * selection.skip_ticks;
-	double avail = budget > (double)fixed ? budget - (double)fixed : 0;
+	uint64_t skipped = s->period_skipped * selection.skip_ticks;
+	uint64_t fixed = (spent > inside ? spent - inside : 0) + skipped;
+	/* What measured activations spent beyond their share is paid back
+	 * by the next periods (no credit for spending less: the budget is a
+	 * ceiling), up to SELECTION_DEBT_PERIODS periods' budget. */
+	double share = budget > (double)fixed ? budget - (double)fixed : 0;
+	s->overspent += (double)inside - share;
+	if (s->overspent < 0)
+		s->overspent = 0;
+	if (s->overspent > SELECTION_DEBT_PERIODS * budget)
+		s->overspent = SELECTION_DEBT_PERIODS * budget;
+	double avail = share > s->overspent ? share - s->overspent : 0;
 	/* Spent beyond the budget inside activations still measured: give
 	 * them up (their time counts as fixed, with no end to count it). */
 	if (s->measured_from && (double)spent > budget)
@@ -261,4 +291,5 @@ void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 	s->period_start_cpu_ns = cpu_ns;
 	s->period_start_excluded = excluded;
 	s->period_skipped = 0;
+	s->period_inside = 0;
 }

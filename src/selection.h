@@ -41,6 +41,8 @@
 #define SELECTION_CHECK_EVERY 256
 #define SELECTION_CHECK_SOON 8
 #define SELECTION_PERIOD_NS 10000000ull
+/* Overspending is paid back, up to so many periods' budget. */
+#define SELECTION_DEBT_PERIODS 10
 
 /* Each region on each thread, by region id. */
 struct selection_region {
@@ -81,6 +83,12 @@ struct selection_thread {
 	uint64_t period_begins;  /* begins counted in the period */
 	uint64_t period_start_ticks, period_start_cpu_ns;
 	uint64_t period_start_excluded, period_skipped;
+	uint64_t period_inside; /* the regions' period_ticks, summed */
+	/* TRMS_BUDGET: the time measured activations took beyond their
+	 * share of the budget in the periods so far (ticks), which the next
+	 * periods pay back: the budget holds over the run, not only period
+	 * by period, though the rates are set from costs that lag. */
+	double overspent;
 	/* TRMS_BUDGET: the measured activations pending cost more than the
 	 * budget allows (one that never ends, such as main's in a program
 	 * built with trms cc, would otherwise keep everything measured): at
@@ -132,8 +140,9 @@ selection_region(struct selection_thread *s, uint32_t id)
 	return selection_region_setup(s, id);
 }
 
-/* TRMS_BUDGET: adapt the thread's rates if a period has passed.
- * @excluded: the thread's excluded ticks now. */
+/* TRMS_BUDGET: adapt the thread's rates if a period has passed, or
+ * sooner if the period has already spent more than its budget inside
+ * measured activations.  @excluded: the thread's excluded ticks now. */
 void selection_budget_check(struct selection_thread *s, uint64_t excluded);
 
 /* Whether a candidate of @r is measured. */
@@ -243,8 +252,10 @@ static inline void selection_end(struct selection_thread *s, uint32_t id,
 	if (depth >= s->measured_from)
 		return;
 	s->measured_from = 0;
-	if (selection.budget && id < s->capacity)
+	if (selection.budget && id < s->capacity) {
 		s->regions[id].period_ticks += excluded - s->excluded_at_open;
+		s->period_inside += excluded - s->excluded_at_open;
+	}
 }
 
 /* A skipped activation's frame is about to be popped. */

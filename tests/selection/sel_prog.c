@@ -17,6 +17,9 @@
  *   sel_prog wrapped ROUNDS   the same inside one activation of "outer"
  *                             that lasts the whole run (as main's does
  *                             in a program built with trms cc)
+ *   sel_prog costly ROUNDS    one region that sums 64 Ki ints read as one
+ *                             range: measuring it costs more than its
+ *                             work (for the budget)
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -136,6 +139,23 @@ static void flat(long rounds)
 	}
 }
 
+static void costly(long rounds)
+{
+	static unsigned big[65536];
+	unsigned total = 0;
+
+	for (size_t i = 0; i < sizeof(big) / sizeof(*big); i++)
+		big[i] = (unsigned)i * 2654435761u;
+	for (long r = 0; r < rounds; r++) {
+		trms_region_begin("costly");
+		trms_read(big, sizeof(big));
+		for (size_t i = 0; i < sizeof(big) / sizeof(*big); i++)
+			total += big[i] >> (r & 7);
+		trms_region_end("costly");
+	}
+	printf("%u\n", total);
+}
+
 int main(int argc, char **argv)
 {
 	long rounds = argc > 2 ? atol(argv[2]) : 1000;
@@ -152,7 +172,9 @@ int main(int argc, char **argv)
 		trms_region_begin("outer");
 		flat(rounds);
 		trms_region_end("outer");
-	} else
+	} else if (!strcmp(argv[1], "costly"))
+		costly(rounds);
+	else
 		return 2;
 	return 0;
 }
