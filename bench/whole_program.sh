@@ -6,7 +6,12 @@
 #   minigzip  zlib's example compressor (zlib source package), -6
 #   bzip2     bzip2 (bzip2 source package), -9
 #   zstd -T2  zstd with two worker threads (libzstd source package), -6
+#   sqlite3   the SQLite shell (sqlite3 source package: its amalgamation,
+#             made once with tclsh) running bench/whole_program.sql on an
+#             in-memory database: inserts, an index, joins, sorts
 #
+# PROGRAMS="sqlite3 bzip2" runs only those (names as above, zstd for
+# zstd -T2).
 # Each is built six times with the same flags (-O2 -g): by the native
 # compiler (cc, GCC) and by clang, and by BUILD_DIR's `trms cc` (functions
 # only) and `trms cc --trms-full` with each (VARIANTS_BUILT chooses);
@@ -23,7 +28,7 @@
 #
 # Sources are fetched with `apt-get source` (a deb-src entry for the
 # system's own archive is added if there is none: as root) into
-# BUILD_DIR/whole-program/, which is kept for inspection; about 15
+# BUILD_DIR/whole-program/, which is kept for inspection; about 30
 # minutes on 2 CPUs, most of it in the full mode and callgrind.
 set -u
 
@@ -36,6 +41,7 @@ work=$(cd "$build" && pwd)/whole-program
 
 [ -x "$trms" ] || { echo "whole_program.sh: $trms not built" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "whole_program.sh: valgrind not installed" >&2; exit 2; }
+command -v tclsh >/dev/null || { echo "whole_program.sh: tclsh not installed (apt-get install tcl: SQLite's amalgamation is made with it)" >&2; exit 2; }
 mkdir -p "$work/src" "$work/bin" "$work/out" || exit 2
 
 fetch() { # PACKAGE - its source tree's directory on stdout
@@ -81,10 +87,21 @@ build_all() {
 zlib=$(fetch zlib)
 bzip2=$(fetch bzip2)
 zstd=$(fetch libzstd)
+sqlite=$(fetch sqlite3)
+# SQLite's amalgamation, made once natively (every variant then compiles
+# the same two files).
+if [ ! -s "$sqlite/amalgamation/sqlite3.c" ]; then
+	echo "making sqlite3's amalgamation..." >&2
+	(mkdir -p "$sqlite/amalgamation" && cd "$sqlite/amalgamation" &&
+		../configure --disable-tcl && make sqlite3.c shell.c) \
+		>"$work/amalgamation.log" 2>&1 ||
+		{ echo "whole_program.sh: sqlite3's amalgamation failed: $work/amalgamation.log" >&2; exit 2; }
+fi
 
 build_all minigzip "$zlib" '$CC -O2 -g -I. -o "$OUT" test/minigzip.c adler32.c compress.c crc32.c deflate.c gzclose.c gzlib.c gzread.c gzwrite.c infback.c inffast.c inflate.c inftrees.c trees.c uncompr.c zutil.c'
 build_all bzip2 "$bzip2" '$CC -O2 -g -D_FILE_OFFSET_BITS=64 -o "$OUT" bzip2.c blocksort.c huffman.c crctable.c randtable.c compress.c decompress.c bzlib.c'
 build_all zstd "$zstd" 'make -j2 -C programs zstd CC="$CC" MOREFLAGS="-O2 -g" HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0 && cp programs/zstd "$OUT"'
+build_all sqlite3 "$sqlite/amalgamation" '$CC -O2 -g -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION -I. -o "$OUT" sqlite3.c shell.c -lm'
 
 # The input: the bundled word list, each line numbered, over and over.
 input=$work/input.txt
@@ -96,7 +113,8 @@ if [ ! -s "$input" ]; then
 		"$here/examples/data/words.txt" >"$input"
 fi
 
-python3 - "$work" "$trms" "$reps" "$input" "$VARIANTS_BUILT" <<'PY'
+python3 - "$work" "$trms" "$reps" "$input" "$VARIANTS_BUILT" \
+	"$here/bench/whole_program.sql" "${PROGRAMS:-}" <<'PY'
 import os, statistics, subprocess, sys
 work, trms, reps, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 built = sys.argv[5].split()
@@ -104,7 +122,11 @@ programs = {
     "minigzip": ["-6", "-c", data],
     "bzip2": ["-9", "-c", data],
     "zstd -T2": ["-T2", "-6", "-c", "-q", data],
+    "sqlite3": [":memory:", ".read " + sys.argv[6]],
 }
+if sys.argv[7]:
+    wanted = sys.argv[7].split()
+    programs = {k: v for k, v in programs.items() if k.split()[0] in wanted}
 variants = built + ["callgrind"]
 
 def base(v):
