@@ -70,7 +70,6 @@ record(uintptr_t addr, size_t size, bool write, bool span)
 		}
 		call_access(t, addr, size, write ? engine_write : engine_read);
 		if (__atomic_load_n(&checks_on, __ATOMIC_RELAXED)) {
-			t->engine.fast.guard = &t->busy;
 			engine_fast_refresh(&t->engine, addr);
 			__trms_fast = &t->engine.fast;
 		}
@@ -83,9 +82,8 @@ void access_record_cells(uintptr_t addr, size_t size, bool write)
 	/* A few bytes (a small memcpy, a short string) the way the inline
 	 * checks decide them, when they are on. */
 	struct engine_fast *f = __trms_fast;
-	if (f && size && !*f->guard) {
-		struct engine_thread *t = (struct engine_thread *)(
-			(char *)f - offsetof(struct engine_thread, fast));
+	if (f && size && !inline_checks_busy(f)) {
+		struct engine_thread *t = engine_fast_owner(f);
 		if (write ? engine_fast_write(t, addr, size)
 			  : engine_fast_read(t, addr, size)) {
 			t->events += ENGINE_FAST_SPAN(size);

@@ -139,10 +139,9 @@ struct engine_fast {
 	 * means no renumbering can run beside them. */
 	bool first_ok;
 	const volatile char *single;
-	/* Set by the thread's owner: while *guard is true (the thread is
-	 * inside the library, and a signal handler's compiled-in checks
-	 * must not touch what it is changing) the copy is not to be used. */
-	const bool *guard;
+	/* (While the thread is inside the library, a signal handler's
+	 * compiled-in checks must not use the copy: the library's busy flag
+	 * of the thread says so, at a fixed distance: inline_checks.h.) */
 	struct frame *top_frame, *parent_frame;
 	struct engine_fast_slot slot[ENGINE_FAST_SLOTS];
 };

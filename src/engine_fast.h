@@ -48,6 +48,14 @@ void engine_fast_refresh(struct engine_thread *t, uintptr_t addr);
 #define ENGINE_FAST_SHIFT 2
 #define ENGINE_FAST_CELL ((uintptr_t)1 << ENGINE_FAST_SHIFT)
 
+/* The thread whose copy @f is. */
+static inline __attribute__((always_inline)) struct engine_thread *
+engine_fast_owner(struct engine_fast *f)
+{
+	return (struct engine_thread *)((char *)f -
+					offsetof(struct engine_thread, fast));
+}
+
 /* Cells an access of @size bytes covers when it is decided inline. */
 #define ENGINE_FAST_SPAN(size)                                           \
 	((size) <= ENGINE_FAST_CELL ? 1 : (size) >> ENGINE_FAST_SHIFT)

@@ -21,47 +21,29 @@ extern __thread struct engine_fast *__trms_fast
 	__attribute__((tls_model("initial-exec")));
 void __trms_fast_enable(unsigned abi);
 
-#define CHECKS(n)                                                         \
-	void __asan_load##n##_noabort(void *addr);                        \
-	void __asan_store##n##_noabort(void *addr);                       \
-	void __trms_check_load##n(void *addr);                            \
-	void __trms_check_store##n(void *addr);                           \
+/* The check of a @kind (load or store) of @n bytes: decided by @decide
+ * (engine_fast.h), else the outlined call the library answers. */
+#define CHECK(kind, n, decide)                                            \
+	void __asan_##kind##n##_noabort(void *addr);                      \
+	void __trms_check_##kind##n(void *addr);                          \
                                                                           \
-	void __trms_check_load##n(void *addr)                             \
+	void __trms_check_##kind##n(void *addr)                           \
 	{                                                                 \
 		struct engine_fast *f = __trms_fast;                      \
 		if (__builtin_expect(f && !inline_checks_busy(f), 1)) {   \
-			struct engine_thread *t = owner(f);               \
-			if (__builtin_expect(                             \
-				    engine_fast_read(t, (uintptr_t)addr, n), \
-				    1)) {                                 \
-				t->events++;                              \
-				return;                                   \
-			}                                                 \
-		}                                                         \
-		__asan_load##n##_noabort(addr);                           \
-	}                                                                 \
-                                                                          \
-	void __trms_check_store##n(void *addr)                            \
-	{                                                                 \
-		struct engine_fast *f = __trms_fast;                      \
-		if (__builtin_expect(f && !inline_checks_busy(f), 1)) {   \
-			struct engine_thread *t = owner(f);               \
-			if (__builtin_expect(engine_fast_write(           \
-						     t, (uintptr_t)addr, n), \
+			struct engine_thread *t = engine_fast_owner(f);  \
+			if (__builtin_expect(decide(t, (uintptr_t)addr, n), \
 					     1)) {                        \
 				t->events++;                              \
 				return;                                   \
 			}                                                 \
 		}                                                         \
-		__asan_store##n##_noabort(addr);                          \
+		__asan_##kind##n##_noabort(addr);                         \
 	}
 
-static inline struct engine_thread *owner(struct engine_fast *f)
-{
-	return (struct engine_thread *)((char *)f -
-					offsetof(struct engine_thread, fast));
-}
+#define CHECKS(n)                                                         \
+	CHECK(load, n, engine_fast_read)                                  \
+	CHECK(store, n, engine_fast_write)
 
 CHECKS(1)
 CHECKS(2)

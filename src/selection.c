@@ -250,28 +250,24 @@ void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 		s->until_check = s->check_interval = SELECTION_CHECK_SOON;
 		return;
 	}
-	uint64_t elapsed_ns = clock_ticks_to_ns(now - s->period_start_ticks);
-	if (elapsed_ns < SELECTION_PERIOD_NS &&
-	    !spent_already(s, excluded, now - s->period_start_ticks)) {
-		schedule_check(s, s->period_begins, elapsed_ns);
-		return;
-	}
+	uint64_t elapsed = now - s->period_start_ticks;
+	uint64_t elapsed_ns = clock_ticks_to_ns(elapsed);
 	schedule_check(s, s->period_begins, elapsed_ns);
+	if (elapsed_ns < SELECTION_PERIOD_NS &&
+	    !spent_already(s, excluded, elapsed))
+		return;
 	s->period_begins = 0;
 	uint64_t cpu_ns = thread_cpu_ns();
-	uint64_t cpu = cpu_ns - s->period_start_cpu_ns;
 	/* The budget in ticks, less what no rate controls: the library's
 	 * time outside measured activations (writes, I/O) and the skipped
 	 * activations' own. */
-	double ticks_per_ns =
-		(double)(now - s->period_start_ticks) /
-		(double)clock_ticks_to_ns(now - s->period_start_ticks);
-	double budget = (double)cpu * ticks_per_ns * config.budget_centi /
-			10000.0;
+	double budget = (double)(cpu_ns - s->period_start_cpu_ns) *
+			((double)elapsed / (double)elapsed_ns) *
+			config.budget_centi / 10000.0;
 	uint64_t inside = s->period_inside;
 	uint64_t spent = excluded - s->period_start_excluded;
-	uint64_t skipped = s->period_skipped * selection.skip_ticks;
-	uint64_t fixed = (spent > inside ? spent - inside : 0) + skipped;
+	uint64_t fixed = (spent > inside ? spent - inside : 0) +
+			 s->period_skipped * selection.skip_ticks;
 	/* What measured activations spent beyond their share is paid back
 	 * by the next periods (no credit for spending less: the budget is a
 	 * ceiling), up to SELECTION_DEBT_PERIODS periods' budget. */
@@ -281,12 +277,11 @@ void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 		s->overspent = 0;
 	if (s->overspent > SELECTION_DEBT_PERIODS * budget)
 		s->overspent = SELECTION_DEBT_PERIODS * budget;
-	double avail = share > s->overspent ? share - s->overspent : 0;
 	/* Spent beyond the budget inside activations still measured: give
 	 * them up (their time counts as fixed, with no end to count it). */
 	if (s->measured_from && (double)spent > budget)
 		s->give_up = true;
-	adapt(s, avail);
+	adapt(s, share > s->overspent ? share - s->overspent : 0);
 	s->period_start_ticks = now;
 	s->period_start_cpu_ns = cpu_ns;
 	s->period_start_excluded = excluded;

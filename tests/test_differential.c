@@ -100,12 +100,19 @@ static void check_trace(const struct trace *t, unsigned granularity,
 	results_free(&oracle);
 }
 
+/* The number in environment variable @name, or @dflt. */
+static unsigned env_unsigned(const char *name, unsigned dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? (unsigned)strtoul(v, NULL, 10) : dflt;
+}
+
 /* @count scaled by TRMS_TRACES_PERCENT, and at least 1. */
 static unsigned scaled(unsigned count)
 {
-	const char *v = getenv("TRMS_TRACES_PERCENT");
-	unsigned long percent = v && *v ? strtoul(v, NULL, 10) : 60;
-	unsigned long n = count * percent / 100;
+	unsigned long n = (unsigned long)count *
+			  env_unsigned("TRMS_TRACES_PERCENT", 60) / 100;
 
 	return n ? (unsigned)n : 1;
 }
@@ -251,12 +258,6 @@ END_TEST
 
 /* A saved trace again (TRMS_TRACE=FILE, TRMS_TRACE_K and
  * TRMS_TRACE_STAMP_BITS as the failure printed): every mode. */
-static unsigned env_unsigned(const char *name, unsigned dflt)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? (unsigned)strtoul(v, NULL, 10) : dflt;
-}
 
 START_TEST(saved_trace)
 {

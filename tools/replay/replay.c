@@ -28,6 +28,16 @@ static void record(struct replay *r, uint32_t thread, const struct activation *a
 		     a);
 }
 
+/* An access the engine did (@rc its result): with the fast option, the
+ * thread's copy refreshed after it, as the library's hooks do. */
+static int accessed(const struct replay *r, struct engine_thread *t,
+		    uintptr_t addr, int rc)
+{
+	if (r->fast)
+		engine_fast_refresh(t, addr);
+	return rc;
+}
+
 static int step(struct replay *r, const struct trace_event *e,
 		replay_emit_fn emit, void *ctx)
 {
@@ -48,18 +58,14 @@ static int step(struct replay *r, const struct trace_event *e,
 		engine_count_event(t);
 		if (r->fast && engine_fast_read(t, e->addr, e->size))
 			return 0;
-		rc = engine_read(t, e->addr, e->size);
-		if (r->fast)
-			engine_fast_refresh(t, e->addr);
-		return rc;
+		return accessed(r, t, e->addr,
+				engine_read(t, e->addr, e->size));
 	case TRACE_WRITE:
 		engine_count_event(t);
 		if (r->fast && engine_fast_write(t, e->addr, e->size))
 			return 0;
-		rc = engine_write(t, e->addr, e->size);
-		if (r->fast)
-			engine_fast_refresh(t, e->addr);
-		return rc;
+		return accessed(r, t, e->addr,
+				engine_write(t, e->addr, e->size));
 	case TRACE_KWRITE:
 		engine_count_event(t);
 		return engine_kwrite(t, e->addr, e->size);
