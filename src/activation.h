@@ -84,12 +84,12 @@ activation_push(struct trms_thread *t, uint32_t id, const void *key,
 {
 	uint32_t tag = runtime_tag();
 
-	if (selection.on)
+	if (selection.on) {
 		activation_give_up_if_asked(t);
-	if (selection.on &&
-	    selection_begin(&t->sel, id, t->engine.depth, t->cost.excluded) !=
-		    SELECTION_MEASURED)
-		tag = 0; /* never recorded */
+		if (selection_begin(&t->sel, id, t->engine.depth,
+				    t->cost.excluded) != SELECTION_MEASURED)
+			tag = 0; /* never recorded */
+	}
 	int rc = engine_call(&t->engine, id, tag, key, cfa, t->engine.events);
 	if (__builtin_expect(rc != 0, 0) &&
 	    t->sel.measured_from > t->engine.depth)

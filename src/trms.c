@@ -429,10 +429,9 @@ static void read_run(struct engine_thread *t, stamp_t *ts,
 	struct frame *top = &t->stack[t->depth];
 	struct read_tally k;
 
-	t->fast.top = ENGINE_FAST_OFF;
-
 	if (n <= ENGINE_SHORT_RUN)
 		return engine_read_cells(t, ts, wts, n);
+	t->fast.top = ENGINE_FAST_OFF; /* (as engine_read_cells does) */
 
 	cells_tally_read(ts, wts, n, top->ts, t->now, e->g_mask, &k);
 	top->trms += (int64_t)(k.induced + k.first_own);
