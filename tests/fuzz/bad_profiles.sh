@@ -11,7 +11,17 @@
 # same way.
 #
 #   bad_profiles.sh TRMS CORPUS_DIR
+#
+# BAD_PROFILES_EVERY=K (the sanitizer build's run, scripts/test): the
+# truncations at every K-th line only, from a line drawn at random
+# (BAD_PROFILES_FROM=J, printed, to repeat a run): under the sanitizers
+# a run of `trms report` takes ~150 ms, and the cuts are 400 of them;
+# runs add up to all of them.  Every other case is checked every time.
 set -u
+every=${BAD_PROFILES_EVERY:-1}
+from=${BAD_PROFILES_FROM:-$(awk -v k="$every" 'BEGIN { srand(); print int(rand() * k) }')}
+[ "$every" -gt 1 ] &&
+	echo "truncations at one line in $every, from line $from (BAD_PROFILES_FROM=$from)"
 
 if [ $# -ne 2 ]; then
 	echo "usage: $0 TRMS CORPUS_DIR" >&2
@@ -68,6 +78,10 @@ for base in "$corpus/all-lines.trms" "$corpus/sampled-prodcons.trms"; do
 	count=$(wc -l <"$base")
 	k=0
 	while [ "$k" -lt "$count" ]; do
+		if [ $(((k + every - from % every) % every)) -ne 0 ]; then
+			k=$((k + 1))
+			continue
+		fi
 		bytes=$(head -n "$k" "$base" | wc -c)
 		length=$(sed -n "$((k + 1))p" "$base" | wc -c) # with newline
 		file=$tmp/cut-$k.trms
