@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "merge_rules.h"
+#include "report_disturbance.h"
 #include "xalloc.h"
 
 /* Threads by identity (merge_rules.h): unnamed ones by ordinal first,
@@ -193,6 +194,7 @@ static int build_region(struct report *r, struct report_region *g,
 			       (double)counts[METRIC_RMS]) /
 			      (double)counts[METRIC_RMS];
 	growth_estimate(kept, n_kept, r->opt.stat, &g->growth);
+	disturbance_judge(kept, n_kept, r->unit, r->opt.stat, &g->growth);
 	correction_conclude(&g->correction, &g->growth);
 	free(kept);
 	return 0;
