@@ -8,9 +8,10 @@
 # system) of each, its ratio to native (median of the per-round ratios),
 # and the growth class and confidence trms report finds for each region
 # from the last round's profile, fitted on each size's worst cost (the
-# report's default) and on its mean: on a shared machine a preemption
-# inflates a few activations' costs, which moves the worst cost of a
-# size and not its mean.  SELECTION_VARIANTS="native budget2" runs only
+# report's default), on its mean and on its best: on a shared machine an
+# interruption inflates a few activations' costs, which moves the worst
+# cost of a size, a little its mean, and its best least (docs/growth.md,
+# "Worst costs in time").  SELECTION_VARIANTS="native budget2" runs only
 # those (native first: the ratios are to it).
 set -u
 build=${1:-build-release}
@@ -68,7 +69,7 @@ for v in $variants; do
 	r=$(median <"$work/$v.ratios")
 	classes=""
 	if [ "$v" != native ]; then
-		for stat in worst mean; do
+		for stat in worst mean best; do
 			classes="$classes$stat: $("$trms" report --stat $stat \
 				--json "$work/$v.trms" 2>/dev/null |
 				python3 -c 'import json, sys

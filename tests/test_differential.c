@@ -4,8 +4,8 @@
  * activation must agree exactly, in every field and in order.
  *
  * Each run draws new traces (a new seed, printed), so the runs of CI add
- * up; TRMS_TRACES_PERCENT scales how many a run draws (default 60 of the
- * counts below: the default test run's time; 1000 for a long soak, 30
+ * up; TRMS_TRACES_PERCENT scales how many a run draws (default 45 of the
+ * counts below: the default test run's time; 1000 for a long soak, 20
  * for the second stamp width in scripts/test).  TRMS_TRACE=FILE checks a
  * saved trace alone, in every mode.
  */
@@ -112,7 +112,7 @@ static unsigned env_unsigned(const char *name, unsigned dflt)
 static unsigned scaled(unsigned count)
 {
 	unsigned long n = (unsigned long)count *
-			  env_unsigned("TRMS_TRACES_PERCENT", 60) / 100;
+			  env_unsigned("TRMS_TRACES_PERCENT", 45) / 100;
 
 	return n ? (unsigned)n : 1;
 }
