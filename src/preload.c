@@ -120,16 +120,31 @@ static void start_once(void)
 		 config_cost_name(config.cost), path);
 }
 
-void runtime_start(void)
+static void start(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 	pthread_once(&once, start_once);
 }
 
+void runtime_start(void)
+{
+	/* Not while the dynamic loader relocates the program: instrumented
+	 * code it runs then (an ifunc resolver, before any constructor)
+	 * finds the C library not initialised and other objects'
+	 * thread-local storage not set up, and starting would use
+	 * liburcu-bp's.  The C library sets __libc_single_threaded once it
+	 * is initialised, before any constructor, and clears it only when
+	 * a second thread starts: a constructor that ran before this
+	 * library's and made a thread waits for this library's constructor,
+	 * which starts it regardless. */
+	if (__libc_single_threaded)
+		start();
+}
+
 __attribute__((constructor)) static void trms_constructor(void)
 {
-	runtime_start();
+	start();
 }
 
 __attribute__((destructor)) static void trms_destructor(void)

@@ -44,6 +44,26 @@ struct naming {
 	struct function *fn; /* the module's run, by offset */
 };
 
+/* The object loaded last of those unloaded whose code held @address: a
+ * function of a plugin closed before the profile is written, named from
+ * its file like the others.  (Functions of two objects loaded one after
+ * the other at the same address share a region: the library registers a
+ * function by its address.) */
+static bool find_unloaded(uintptr_t address, uint32_t *id, uintptr_t *offset)
+{
+	uint32_t count;
+	const struct module *m = modules_all(&count);
+
+	for (uint32_t i = count; i-- > 0;)
+		if (m[i].unloaded && address >= m[i].start &&
+		    address < m[i].end) {
+			*id = m[i].id;
+			*offset = address - m[i].base;
+			return true;
+		}
+	return false;
+}
+
 static int by_place(const void *a, const void *b)
 {
 	const struct function *x = a, *y = b;
@@ -200,7 +220,8 @@ static struct function *collect(bool read_files, size_t *count,
 			continue;
 		struct function *f = &fn[n++];
 		f->id = id;
-		if (!modules_find(address, &f->module, &f->offset)) {
+		if (!modules_find(address, &f->module, &f->offset) &&
+		    !find_unloaded(address, &f->module, &f->offset)) {
 			f->module = UINT32_MAX;
 			f->offset = address;
 		}

@@ -15,6 +15,10 @@
 #  - fn_exit.c, ended by _exit: its functions named by trms report;
 #  - fn_robust.cc (--trms-full, g++ and clang++): C++ exceptions through
 #    five frames, a constructor, a signal handler, fork;
+#  - fn_loaded.c (--trms-full): an instrumented ifunc resolver, which the
+#    loader runs before any constructor; an instrumented plugin
+#    (fn_plugin.c) loaded with dlopen, called and unloaded, its function
+#    named all the same; exit from 41 calls deep;
 # and for every run, its profile holds exactly the activations the naive
 # oracle gives for the run's trace (TRMS_TRACE, checked by TRACE_CHECK).
 set -u
@@ -220,6 +224,31 @@ for cc in gcc clang; do
 	expect "in_child in the parent" "$(tuples _Z8in_childv trms)" ""
 	children=$(ls "$work"/robust-$cc.*.trms | grep -vc "\.$parent\.trms")
 	expect "the child's profile" "$children" 1
+
+	# An ifunc resolver, a plugin loaded and unloaded, exit from deep
+	# inside (fn_loaded.c).
+	$cc -O2 -shared -fPIC -o "$work/native-plugin-$cc.so" \
+		"$src/fn_plugin.c" &&
+		$cc -O2 -o "$work/native-loaded-$cc" "$src/fn_loaded.c" -ldl ||
+		{ fail "$cc: native build of fn_loaded.c"; continue; }
+	TRMS_CC=$cc "$trms" cc --trms-full -O2 -shared -fPIC \
+		-o "$work/plugin-$cc.so" "$src/fn_plugin.c" &&
+		TRMS_CC=$cc "$trms" cc --trms-full -O2 \
+			-o "$work/loaded-$cc" "$src/fn_loaded.c" -ldl ||
+		{ fail "$cc: trms cc of fn_loaded.c"; continue; }
+	native=$("$work/native-loaded-$cc" "$work/native-plugin-$cc.so")
+	traced "loaded-$cc" 4 "$work/loaded-$cc" "$work/plugin-$cc.so" \
+		>"$work/loaded-$cc.out"
+	expect "fn_loaded output" "$(cat "$work/loaded-$cc.out")" "$native"
+	"$trms" report --tuples "$work/loaded-$cc.trms" \
+		>"$work/loaded-$cc.tuples" || fail "$cc: report of fn_loaded"
+	program=loaded-$cc
+	expect "plugin_sum, named after dlclose" \
+		"$(tuples plugin_sum trms)" "64 1 0 0"
+	expect "descend, left by exit" "$(tuples descend trms)" "0 41 0 0"
+	expect "twice_plain" "$(tuples twice_plain trms)" "0 64 0 0"
+	expect "resolve_twice, run by the loader" \
+		"$(tuples resolve_twice trms)" ""
 
 	TRMS_CC=$cc "$trms" cc --trms-full -O2 -pthread \
 		-o "$work/threads-$cc" "$src/fn_threads.c" ||
