@@ -63,7 +63,14 @@ static void str_tolower(char *s)
 {
 	TRMS_SCOPED_REGION("str_tolower");
 	for (size_t i = 0; i < traced_strlen(s); i++) {
-		s[i] = (char)tolower((unsigned char)s[i]);
+		/* The C library's function, not glibc's tolower macro: the
+		 * macro looks the letter up in the locale's case table
+		 * inline, and built with `trms cc --trms-full` (every load an
+		 * access) str_tolower's input would include those cells too,
+		 * 4 bytes per distinct letter and the table's pointer: a
+		 * second term beside the word's length, which blurs the
+		 * quadratic curve over short words (docs/whole-program.md). */
+		s[i] = (char)(tolower)((unsigned char)s[i]);
 		trms_write(&s[i], 1);
 	}
 }
