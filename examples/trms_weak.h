@@ -23,10 +23,17 @@
 #if defined(TRMS_NO_ANNOTATIONS)
 #undef TRMS_SCOPED_REGION
 #define TRMS_SCOPED_REGION(name) ((void)0)
+/* The same one-pass loop as trms.h's, without the region. */
+#undef TRMS_REGION
+#define TRMS_REGION(name)                                                   \
+	for (int TRMS_CONCAT_(trms_once_, __LINE__) = ((void)(name), 1);    \
+	     TRMS_CONCAT_(trms_once_, __LINE__);                            \
+	     TRMS_CONCAT_(trms_once_, __LINE__) = 0)
 #define trms_region_begin(name) ((void)(name))
 #define trms_region_end(name) ((void)(name))
 #define trms_read(addr, size) ((void)(addr), (void)(size))
 #define trms_write(addr, size) ((void)(addr), (void)(size))
+#define trms_thread_name(name) ((void)(name))
 #define TRMS_API_LOADED() 1
 #elif defined(TRMS_PRELOAD_ONLY)
 #define TRMS_WEAK_ __attribute__((weak))
