@@ -24,8 +24,9 @@ decide every case:
 import json
 import os
 import shutil
-import subprocess
 import sys
+
+import trms_report
 
 trms, work = sys.argv[1:3]
 failures = []
@@ -72,19 +73,11 @@ def profile(name, sizes, cost, estimated, library=None, corrected=None,
                                            c * est if c else 0)
                 lines.append(line)
                 tuples += 1
-    lines.append("end %d" % tuples)
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    return path
+    return trms_report.write_profile(path, lines, tuples)
 
 
 def report(path, *options):
-    p = subprocess.run([trms, "report"] + list(options) + [path],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        fail("trms report %s %s: status %d: %s"
-             % (" ".join(options), path, p.returncode, p.stderr))
-    return p.stdout
+    return trms_report.report(trms, fail, path, *options)
 
 
 def regions(path, *options):

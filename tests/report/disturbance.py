@@ -17,8 +17,9 @@ in time"), on hand-written profiles:
 import json
 import os
 import shutil
-import subprocess
 import sys
+
+import trms_report
 
 trms, work = sys.argv[1:3]
 failures = []
@@ -71,20 +72,12 @@ def profile(name, rows, unit):
             sumsq = int(total * total / count + (hi - mean) ** 2) + 1
             lines.append("tuple 0 0 %s %d %d %d %d %d %d 0 0" % (
                 metric, n, count, lo, hi, total, sumsq))
-    lines.append("end %d" % (2 * len(rows)))
-    path = os.path.join(work, name + ".trms")
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    return path
+    return trms_report.write_profile(os.path.join(work, name + ".trms"),
+                                     lines, 2 * len(rows))
 
 
 def report(path, *options):
-    out = subprocess.run([trms, "report"] + list(options) + [path],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        fail("trms report %s %s: status %d: %s" % (
-            " ".join(options), path, out.returncode, out.stderr))
-    return out.stdout
+    return trms_report.report(trms, fail, path, *options)
 
 
 def region(path, *options):

@@ -1,0 +1,21 @@
+"""trms_report.py - what the report tests share: a hand-written profile
+put in a file, and `trms report` run on one with some options (its
+standard output returned, a failure handed to the test's own fail())."""
+import subprocess
+
+
+def report(trms, fail, path, *options):
+    p = subprocess.run([trms, "report"] + list(options) + [path],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("trms report %s %s: status %d: %s"
+             % (" ".join(options), path, p.returncode, p.stderr))
+    return p.stdout
+
+
+def write_profile(path, lines, tuples):
+    """The profile @lines (without its end line) at @path, ended by the
+    end line that counts its @tuples; returns @path."""
+    with open(path, "w") as f:
+        f.write("\n".join(lines + ["end %d" % tuples]) + "\n")
+    return path
