@@ -101,6 +101,8 @@ static void start_once(void)
 		.hz = config.sample_hz,
 		.wall = config.sample_wall,
 		.trap = config.sample_trap,
+		.tick_timer = config.sample_timer == SAMPLE_TIMER_TICK,
+		.perf_timer = config.sample_timer == SAMPLE_TIMER_PERF,
 		.toggle_signal = config.sample_toggle_signal,
 		.open_regions = thread_open_regions,
 	};

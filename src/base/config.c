@@ -95,6 +95,19 @@ static int apply_sample_hz(struct config *c, const char *value)
 	return parse_unsigned(value, 0, 10000, &c->sample_hz);
 }
 
+static int apply_sample_timer(struct config *c, const char *value)
+{
+	if (!strcmp(value, "auto"))
+		c->sample_timer = SAMPLE_TIMER_AUTO;
+	else if (!strcmp(value, "tick"))
+		c->sample_timer = SAMPLE_TIMER_TICK;
+	else if (!strcmp(value, "perf"))
+		c->sample_timer = SAMPLE_TIMER_PERF;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int apply_sample_clock(struct config *c, const char *value)
 {
 	if (!strcmp(value, "cpu"))
@@ -291,6 +304,13 @@ static const struct config_setting settings[] = {
 	    "cpu (threads sampled as they use CPU time) or wall (every "
 	    "thread, blocked or not)" },
 	  apply_sample_clock },
+	{ "TRMS_SAMPLE_TIMER", "auto, tick or perf",
+	  "the timer of CPU-clock samples: auto, the CPU-time timer up to "
+	  "the kernel's tick rate and the perf_event task clock above it; "
+	  "tick, the CPU-time timer at any rate (above the tick rate each "
+	  "signal counts the periods it covers: cheapest, coarser); perf, "
+	  "the task clock at any rate; see docs/sampling.md",
+	  "auto", { 0 }, apply_sample_timer },
 	{ "TRMS_SAMPLE_TRAP", "0 or 1",
 	  "above the tick rate, 1: the perf_event timer raises SIGTRAP "
 	  "itself, the cheapest way (not if a debugger is attached at "

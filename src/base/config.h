@@ -17,6 +17,10 @@ enum cost_unit { COST_NS, COST_EVENTS };
 
 #define CONFIG_PATH_MAX 4096
 
+/* TRMS_SAMPLE_TIMER: the CPU-time timer up to the kernel's tick rate and
+ * the perf_event task clock above it (auto), or one of them at any rate. */
+enum sample_timer { SAMPLE_TIMER_AUTO, SAMPLE_TIMER_TICK, SAMPLE_TIMER_PERF };
+
 struct config {
 	/* (The path buffers last: a process that never writes a profile
 	 * then touches one page of them fewer.) */
@@ -27,6 +31,7 @@ struct config {
 	unsigned sample_hz;       /* 0: no sampling */
 	bool sample_wall;         /* wall clock instead of CPU time */
 	bool sample_trap;         /* perf_event samples may come as SIGTRAP */
+	enum sample_timer sample_timer; /* which timer (TRMS_SAMPLE_TIMER) */
 	int sample_toggle_signal; /* 0: none */
 	unsigned activation_sample; /* 1: every activation measured */
 	unsigned budget_centi;      /* TRMS_BUDGET in 1/100 %; 0: none */

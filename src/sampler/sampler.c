@@ -478,8 +478,15 @@ static bool take_signals(const struct sampler_config *config)
 	 * that shares its CPU is charged time in uneven slices) the signal's
 	 * overrun says so and the sample counts for both.  Faster, only a
 	 * perf_event task clock, whose high-resolution timer costs more per
-	 * sample, keeps up. */
-	sampler.use_perf = !sampler.wall && sampler.hz > tick_limited_hz() &&
+	 * sample, keeps up; but it is switched at every context switch, which
+	 * a thread that switches at every request pays for (a trap to the
+	 * hypervisor each, in a virtual machine): TRMS_SAMPLE_TIMER=tick keeps
+	 * the CPU-time timer at any rate, each signal counting the periods it
+	 * covers. */
+	bool perf_wanted = config->perf_timer ||
+			   (!config->tick_timer &&
+			    sampler.hz > tick_limited_hz());
+	sampler.use_perf = !sampler.wall && perf_wanted &&
 			   perf_works(config->trap);
 	if (sampler.use_perf && traps() &&
 	    signals_share(SIGTRAP, sampler_on_sample, sampler_our_trap))

@@ -78,6 +78,11 @@ struct sampler_config {
 	unsigned hz;        /* 0: no sampling */
 	bool wall;          /* per second of elapsed time, not of CPU */
 	bool trap;          /* above the tick rate, samples on SIGTRAP */
+	/* The timer of CPU-clock samples (TRMS_SAMPLE_TIMER): by default
+	 * the CPU-time timer up to the tick rate and the perf_event task
+	 * clock above it; @tick_timer: the CPU-time timer at any rate;
+	 * @perf_timer: the task clock at any rate. */
+	bool tick_timer, perf_timer;
 	int toggle_signal;  /* turns sampling off and on; 0: none */
 	/* The regions open in the thread whose owner is @owner, outermost
 	 * first, at most @max.  Called from the sample handler, in that

@@ -63,6 +63,67 @@ START_TEST(rate_asked_is_rate_delivered)
 }
 END_TEST
 
+/* TRMS_SAMPLE_TIMER chooses the timer whatever the rate: tick, the
+ * CPU-time timer at 1000 Hz, above the tick rate, each signal counting
+ * the periods it covers (overrun), so the rate asked is still the rate
+ * delivered; perf, the task clock at 100 Hz, below it (where the kernel
+ * lets us open one: the default 1000 Hz run says). */
+START_TEST(timer_chosen)
+{
+	char *argv[] = { NULL, "1.0", NULL }; /* argv[0]: freed by each run */
+	struct run r;
+	struct profile_doc doc;
+	const unsigned hz = tick_hz();
+
+	argv[0] = helper("sm-callers");
+	run_sampled("timer-tick", argv, 1000, "cpu", "TRMS_SAMPLE_TIMER=tick",
+		    0, &r, &doc);
+	const char *source = profile_meta(&doc, "sample_source");
+	uint64_t delivered = meta_u64(&doc, "sample_hz_delivered");
+	uint64_t samples = meta_u64(&doc, "samples");
+	uint64_t overrun = meta_u64(&doc, "samples_overrun");
+	printf("timer tick at 1000 Hz (tick %u Hz): %" PRIu64 " Hz delivered "
+	       "by %s, %" PRIu64 " of %" PRIu64 " samples overrun\n",
+	       hz, delivered, source ? source : "?", overrun, samples);
+	SM_CHECK(source && !strcmp(source, "posix_timer"),
+		 "TRMS_SAMPLE_TIMER=tick at 1000 Hz: %s",
+		 source ? source : "no sample_source");
+	SM_CHECK(delivered >= 900 && delivered <= 1050,
+		 "TRMS_SAMPLE_TIMER=tick: 1000 Hz asked, %" PRIu64
+		 " delivered", delivered);
+	if (hz < 1000)
+		SM_CHECK(overrun >= samples / 2,
+			 "above the tick rate most samples count more than "
+			 "one period: %" PRIu64 " of %" PRIu64 " overrun",
+			 overrun, samples);
+	profile_doc_free(&doc);
+	run_free(&r);
+
+	argv[0] = helper("sm-callers");
+	run_sampled("timer-auto", argv, 1000, "cpu", NULL, 0, &r, &doc);
+	bool perf = !strcmp(profile_meta(&doc, "sample_source") ?: "",
+			    "perf_event");
+	profile_doc_free(&doc);
+	run_free(&r);
+	argv[0] = helper("sm-callers");
+	run_sampled("timer-perf", argv, 100, "cpu", "TRMS_SAMPLE_TIMER=perf",
+		    0, &r, &doc);
+	source = profile_meta(&doc, "sample_source");
+	delivered = meta_u64(&doc, "sample_hz_delivered");
+	printf("timer perf at 100 Hz: %" PRIu64 " Hz delivered by %s\n",
+	       delivered, source ? source : "?");
+	SM_CHECK(source && !strcmp(source, perf ? "perf_event" : "posix_timer"),
+		 "TRMS_SAMPLE_TIMER=perf at 100 Hz: %s (the task clock %s)",
+		 source ? source : "no sample_source",
+		 perf ? "works here" : "is not allowed here");
+	SM_CHECK(delivered >= 90 && delivered <= 105,
+		 "TRMS_SAMPLE_TIMER=perf: 100 Hz asked, %" PRIu64 " delivered",
+		 delivered);
+	profile_doc_free(&doc);
+	run_free(&r);
+}
+END_TEST
+
 /* A program that works with every signal blocked: the CPU-time timer's
  * signal waits, the kernel counts the periods that expire meanwhile as
  * its overrun, and the one sample that finally arrives counts them all. */
@@ -168,6 +229,7 @@ void add_rate_tests(const struct sampling_cases *c)
 {
 	tcase_add_test(c->callers, rate_asked_is_rate_delivered);
 	tcase_add_test(c->callers, periods_counted_while_signals_blocked);
+	tcase_add_test(c->callers, timer_chosen);
 	tcase_add_test(c->system_time, system_time_is_sampled);
 	tcase_add_test(c->system_time, cpu_samples_in_hooked_call_are_work);
 }
