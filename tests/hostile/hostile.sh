@@ -5,7 +5,7 @@
 set -u
 case=$1 lib=$2 bin=$3 scratch=$4
 unset LD_PRELOAD TRMS_OUTPUT TRMS_VERBOSE TRMS_OFF TRMS_SAMPLE_HZ \
-	TRMS_SAMPLE_TRAP TRMS_RUN_SOCKET
+	TRMS_SAMPLE_TRAP TRMS_SAMPLE_TIMER TRMS_RUN_SOCKET
 rm -rf "$scratch"
 mkdir -p "$scratch" || exit 2
 failures=0

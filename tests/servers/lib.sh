@@ -20,7 +20,7 @@ srv_modes="native trms trms-1k"
 # The settings of the library must not come from whoever runs the tests.
 unset LD_PRELOAD TRMS_OUTPUT TRMS_VERBOSE TRMS_OFF TRMS_GRANULARITY \
 	TRMS_COST TRMS_SAMPLE_HZ TRMS_SAMPLE_CLOCK TRMS_SAMPLE_SIGNAL \
-	TRMS_SAMPLE_TRAP TRMS_RUN_REPORT
+	TRMS_SAMPLE_TRAP TRMS_SAMPLE_TIMER TRMS_RUN_REPORT
 export LC_ALL=C
 
 srv_failures=0
