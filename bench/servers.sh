@@ -31,8 +31,10 @@
 #   SERVERS_REPS     repetitions (default 5)
 #   SERVERS          which servers (default "nginx redis mariadb")
 #   SERVERS_MODES    which modes, native first (default "native trms
-#                    trms-1k"; also trms-interval: `trms run --interval 1`,
-#                    a window of the profile written every second)
+#                    trms-1k"; also trms-1k-tick: -F 1000 with
+#                    TRMS_SAMPLE_TIMER=tick, and trms-interval: `trms run
+#                    --interval 1`, a window of the profile written every
+#                    second)
 #   SERVERS_DATA     a file to copy every measurement into ("LOAD MODE
 #                    REPETITION RATE" lines; repetition 0 is the warm-up)
 # Scratch files go to BUILD_DIR/bench-servers (removed at the end).  The
@@ -77,8 +79,8 @@ done
 srv_init servers "$build/bench-servers" "$build/tools/trms"
 for m in $modes; do
 	case $m in
-	native | trms | trms-1k | trms-interval) ;;
-	*) echo "servers.sh: unknown mode $m (native, trms, trms-1k, trms-interval)" >&2
+	native | trms | trms-1k | trms-1k-tick | trms-interval) ;;
+	*) echo "servers.sh: unknown mode $m (native, trms, trms-1k, trms-1k-tick, trms-interval)" >&2
 		exit 2 ;;
 	esac
 done
@@ -193,6 +195,7 @@ awk -v reps="$reps" -v modes="$srv_modes" '
 	function title(m) {
 		if (m == "trms") return "trms /s"
 		if (m == "trms-1k") return "1 kHz /s"
+		if (m == "trms-1k-tick") return "1 kHz tick /s"
 		if (m == "trms-interval") return "interval /s"
 		return m " /s"
 	}

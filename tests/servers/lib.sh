@@ -9,6 +9,8 @@
 #   native    the server alone
 #   trms      under `trms run` at the default sampling rate
 #   trms-1k   under `trms run -F 1000`
+#   trms-1k-tick  the same with TRMS_SAMPLE_TIMER=tick (the CPU-time
+#             timer, not the perf_event task clock: docs/sampling.md)
 #   trms-interval  under `trms run --interval 1`: a window of the profile
 #             written every second (bench/servers.sh only, SERVERS_MODES)
 # Under trms the profiles go to a directory of their own, given to
@@ -140,12 +142,14 @@ srv_launch() {
 	srv_seq=$((srv_seq + 1))
 	case $mode in
 	native) ;;
-	trms | trms-1k | trms-interval)
+	trms | trms-1k | trms-1k-tick | trms-interval)
 		srv_prof=$work/profiles-$srv_seq-$mode
 		mkdir -p "$srv_prof"
-		pre=("$TRMS" run ${srv_trms_all[@]+"${srv_trms_all[@]}"}
+		pre=()
+		[ "$mode" = trms-1k-tick ] && pre+=(env TRMS_SAMPLE_TIMER=tick)
+		pre+=("$TRMS" run ${srv_trms_all[@]+"${srv_trms_all[@]}"}
 			-o "$srv_prof/%e.%p.trms")
-		[ "$mode" = trms-1k ] && pre+=(-F 1000)
+		case $mode in trms-1k*) pre+=(-F 1000) ;; esac
 		[ "$mode" = trms-interval ] && pre+=(--interval 1)
 		pre+=(--)
 		;;
