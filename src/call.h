@@ -110,9 +110,10 @@ static inline void meter_stop(struct trms_thread *t, struct meter *m,
  * bytes a hooked call moved): one event for costs in events; with costs
  * in nanoseconds its time kept out of the costs, measured exactly when
  * large, else charged at the running estimate (two clock reads would
- * cost more than a small access itself).  When only some activations
- * are measured (TRMS_ACTIVATION_SAMPLE, TRMS_BUDGET), every access in a
- * measured one is measured exactly: it follows a stretch of skipped
+ * cost more than a small access itself).  When activations are skipped
+ * (TRMS_ACTIVATION_SAMPLE, TRMS_BUDGET; not TRMS_PARTITION alone, which
+ * measures every one), every access in a measured one is measured
+ * exactly: it follows a stretch of skipped
  * activations that left the library's code and shadow memory out of the
  * caches, which the estimate, learned in measured activations, does not
  * describe (a 32-int range read cost a measured activation 1.3 us more
@@ -128,7 +129,7 @@ call_access_start(struct trms_thread *t, struct meter *m, size_t size,
 		meter_start(t, m, COST_OP_ACCESS,
 			    (size >> runtime.engine.cell_shift) >=
 					    COST_MEASURE_CELLS ||
-				    selection.on);
+				    selection_skips_some());
 }
 
 static inline __attribute__((always_inline)) void

@@ -265,6 +265,13 @@ static inline void selection_skipped_end(struct selection_thread *s)
 		s->period_skipped++;
 }
 
+/* Whether activations are skipped at all (TRMS_ACTIVATION_SAMPLE above 1,
+ * or a budget), not only kept out of the profile (TRMS_PARTITION). */
+static inline bool selection_skips_some(void)
+{
+	return selection.budget || selection.threshold < SELECTION_ALWAYS;
+}
+
 /* Reads are not recorded now: only skipped activations are pending (or
  * none), and reads outside measured activations are not kept. */
 static inline bool selection_skips_reads(const struct selection_thread *s)
