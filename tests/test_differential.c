@@ -295,9 +295,14 @@ static Suite *differential_suite(void)
 	tcase_add_test(tc, random_traces_tiny_stamps);
 	tcase_add_test(tc, random_traces_single_writer);
 	tcase_add_test(tc, random_traces_inline_checks);
-	tcase_add_test(tc, million_events);
-	tcase_add_test(tc, million_events_tiny_stamps);
 	suite_add_tcase(s, tc);
+	/* The two long traces apart (tests/meson.build runs each case as a
+	 * test of its own, CK_RUN_CASE): the two can run side by side. */
+	TCase *long_traces = tcase_create("long");
+	tcase_set_timeout(long_traces, 900);
+	tcase_add_test(long_traces, million_events);
+	tcase_add_test(long_traces, million_events_tiny_stamps);
+	suite_add_tcase(s, long_traces);
 	return s;
 }
 
