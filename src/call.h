@@ -111,14 +111,15 @@ static inline void meter_stop(struct trms_thread *t, struct meter *m,
  * in nanoseconds its time kept out of the costs, measured exactly when
  * large, else charged at the running estimate (two clock reads would
  * cost more than a small access itself).  When activations are skipped
- * (TRMS_ACTIVATION_SAMPLE, TRMS_BUDGET; not TRMS_PARTITION alone, which
- * measures every one), every access in a measured one is measured
- * exactly: it follows a stretch of skipped
- * activations that left the library's code and shadow memory out of the
- * caches, which the estimate, learned in measured activations, does not
- * describe (a 32-int range read cost a measured activation 1.3 us more
- * than with every activation measured, its best cost 2.5x).  Such
- * activations are few.  @timed: call_timed(), read once for both.
+ * (TRMS_ACTIVATION_SAMPLE, TRMS_BUDGET), every access inside a measured
+ * one is measured exactly: it follows a stretch of skipped activations
+ * that left the library's code and shadow memory out of the caches,
+ * which the estimate, learned while they were warm, does not describe (a
+ * 32-int range read cost a measured activation 1.3 us more than with
+ * every activation measured).  Such activations are few; an access
+ * outside them (a write in a skipped one) is charged the estimate, as
+ * nothing measured is pending to be corrected by it.  @timed:
+ * call_timed(), read once for both.
  */
 static inline __attribute__((always_inline)) void
 call_access_start(struct trms_thread *t, struct meter *m, size_t size,
@@ -129,7 +130,7 @@ call_access_start(struct trms_thread *t, struct meter *m, size_t size,
 		meter_start(t, m, COST_OP_ACCESS,
 			    (size >> runtime.engine.cell_shift) >=
 					    COST_MEASURE_CELLS ||
-				    selection_skips_some());
+				    selection_measuring_among_skipped(&t->sel));
 }
 
 static inline __attribute__((always_inline)) void

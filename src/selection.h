@@ -265,11 +265,15 @@ static inline void selection_skipped_end(struct selection_thread *s)
 		s->period_skipped++;
 }
 
-/* Whether activations are skipped at all (TRMS_ACTIVATION_SAMPLE above 1,
- * or a budget), not only kept out of the profile (TRMS_PARTITION). */
-static inline bool selection_skips_some(void)
+/* Whether a measured activation is pending on a thread where activations
+ * are skipped at all (TRMS_ACTIVATION_SAMPLE above 1, or a budget; not
+ * TRMS_PARTITION alone, which keeps some out of the profile but measures
+ * every one). */
+static inline bool
+selection_measuring_among_skipped(const struct selection_thread *s)
 {
-	return selection.budget || selection.threshold < SELECTION_ALWAYS;
+	return s->measured_from &&
+	       (selection.budget || selection.threshold < SELECTION_ALWAYS);
 }
 
 /* Reads are not recorded now: only skipped activations are pending (or
