@@ -100,19 +100,11 @@ static void check_trace(const struct trace *t, unsigned granularity,
 	results_free(&oracle);
 }
 
-/* The number in environment variable @name, or @dflt. */
-static unsigned env_unsigned(const char *name, unsigned dflt)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? (unsigned)strtoul(v, NULL, 10) : dflt;
-}
-
 /* @count scaled by TRMS_TRACES_PERCENT, and at least 1. */
 static unsigned scaled(unsigned count)
 {
 	unsigned long n = (unsigned long)count *
-			  env_unsigned("TRMS_TRACES_PERCENT", 45) / 100;
+			  test_env_unsigned("TRMS_TRACES_PERCENT", 45) / 100;
 
 	return n ? (unsigned)n : 1;
 }
@@ -273,8 +265,8 @@ START_TEST(saved_trace)
 		      err);
 	fclose(f);
 	for (enum mode m = PLAIN; m <= FAST; m++)
-		check_trace(&t, env_unsigned("TRMS_TRACE_K", 4),
-			    env_unsigned("TRMS_TRACE_STAMP_BITS", 0), m, 0, &r);
+		check_trace(&t, test_env_unsigned("TRMS_TRACE_K", 4),
+			    test_env_unsigned("TRMS_TRACE_STAMP_BITS", 0), m, 0, &r);
 	trace_free(&t);
 }
 END_TEST

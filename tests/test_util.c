@@ -170,3 +170,10 @@ uint64_t test_seed(const char *suite)
 		suite, seed);
 	return seed;
 }
+
+unsigned long test_env_unsigned(const char *name, unsigned long fallback)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? strtoul(v, NULL, 10) : fallback;
+}

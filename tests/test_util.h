@@ -64,4 +64,8 @@ size_t profiles_in_dir(const char *dir, struct profile_doc *docs,
  * failing run can be repeated). */
 uint64_t test_seed(const char *suite);
 
+/* The number in the environment variable @name, or @fallback if it is
+ * unset or empty. */
+unsigned long test_env_unsigned(const char *name, unsigned long fallback);
+
 #endif

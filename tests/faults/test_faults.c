@@ -171,20 +171,6 @@ static void run_failing(unsigned long n, const char *expected,
 	spawn_free(&r);
 }
 
-/* The number in the environment variable @name, or @fallback if it is
- * unset or not a number. */
-static unsigned long env_number(const char *name, unsigned long fallback)
-{
-	const char *text = getenv(name);
-	char *end;
-	unsigned long v;
-
-	if (!text || !*text)
-		return fallback;
-	v = strtoul(text, &end, 10);
-	return *end ? fallback : v;
-}
-
 START_TEST(every_allocation_fails_in_turn)
 {
 	char dir[512], profile[1024], path[600], count_file[700];
@@ -208,11 +194,11 @@ START_TEST(every_allocation_fails_in_turn)
 	ck_assert_msg(count >= 20, "only %lu allocations counted", count);
 
 	struct tally t = { 0 };
-	unsigned long every = env_number("TRMS_FAULTS_EVERY", 1);
+	unsigned long every = test_env_unsigned("TRMS_FAULTS_EVERY", 1);
 
 	if (every == 0)
 		every = 1;
-	unsigned long from = env_number("TRMS_FAULTS_FROM",
+	unsigned long from = test_env_unsigned("TRMS_FAULTS_FROM",
 					(unsigned long)time(NULL) % every);
 	unsigned long runs = 0;
 
