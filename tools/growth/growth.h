@@ -137,6 +137,10 @@ struct growth_estimate {
 void growth_estimate(const struct size_point *points, size_t n_points,
 		     enum cost_stat stat, struct growth_estimate *out);
 
+/* Whether @x and @y name a common class (a range names both its ends). */
+bool growth_estimates_agree(const struct growth_estimate *x,
+			    const struct growth_estimate *y);
+
 /* The estimate's class as text: "n^2", the range "n^2...n^2 log n",
  * "insufficient" (into @buf, returned). */
 const char *growth_class_text(const struct growth_estimate *e, char *buf,

@@ -204,24 +204,35 @@ void growth_select_class(const struct point_set *ps, struct selection *s)
 	}
 }
 
-/* The classes @s names: its class twice, or the ends of its range. */
-static void named_classes(const struct selection *s,
-			  enum growth_class named[2])
+/* Whether a class and range (@g, or @lo to @hi if @range) names one of
+ * the other's: a range names both its ends. */
+static bool names_agree(enum growth_class g, bool range,
+			enum growth_class lo, enum growth_class hi,
+			enum growth_class g2, bool range2,
+			enum growth_class lo2, enum growth_class hi2)
 {
-	named[0] = s->has_range ? s->range_low : s->growth;
-	named[1] = s->has_range ? s->range_high : s->growth;
-}
+	enum growth_class xs[2] = { range ? lo : g, range ? hi : g };
+	enum growth_class ys[2] = { range2 ? lo2 : g2, range2 ? hi2 : g2 };
 
-bool growth_selections_agree(const struct selection *x,
-			     const struct selection *y)
-{
-	enum growth_class xs[2], ys[2];
-
-	named_classes(x, xs);
-	named_classes(y, ys);
 	for (int i = 0; i < 2; i++)
 		for (int j = 0; j < 2; j++)
 			if (xs[i] == ys[j])
 				return true;
 	return false;
+}
+
+bool growth_selections_agree(const struct selection *x,
+			     const struct selection *y)
+{
+	return names_agree(x->growth, x->has_range, x->range_low,
+			   x->range_high, y->growth, y->has_range,
+			   y->range_low, y->range_high);
+}
+
+bool growth_estimates_agree(const struct growth_estimate *x,
+			    const struct growth_estimate *y)
+{
+	return names_agree(x->growth, x->has_range, x->range_low,
+			   x->range_high, y->growth, y->has_range,
+			   y->range_low, y->range_high);
 }
