@@ -78,7 +78,7 @@ for base in "$corpus/all-lines.trms" "$corpus/sampled-prodcons.trms"; do
 	count=$(wc -l <"$base")
 	k=0
 	while [ "$k" -lt "$count" ]; do
-		if [ $(((k + every - from % every) % every)) -ne 0 ]; then
+		if [ $((k % every)) -ne $((from % every)) ]; then
 			k=$((k + 1))
 			continue
 		fi
