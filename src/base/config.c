@@ -37,27 +37,38 @@ static int apply_trace(struct config *c, const char *value)
 	return copy_text(c->trace, sizeof(c->trace), value);
 }
 
+/* Which of the @n words @names @value is, or -1. */
+static int choice(const char *value, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(value, names[i]))
+			return i;
+	return -1;
+}
+
+#define CHOICE(value, ...)                                                \
+	choice(value, (const char *const[]){ __VA_ARGS__ },               \
+	       (int)(sizeof((const char *const[]){ __VA_ARGS__ }) /       \
+		     sizeof(const char *)))
+
 static int apply_granularity(struct config *c, const char *value)
 {
-	static const char *const allowed[] = { "1", "2", "4", "8", "16" };
+	int i = CHOICE(value, "1", "2", "4", "8", "16");
 
-	for (unsigned i = 0; i < 5; i++) {
-		if (!strcmp(value, allowed[i])) {
-			c->granularity = 1u << i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	if (i < 0)
+		return -EINVAL;
+	c->granularity = 1u << i;
+	return 0;
 }
 
 static int apply_cost(struct config *c, const char *value)
 {
-	if (!strcmp(value, "ns"))
-		c->cost = COST_NS;
-	else if (!strcmp(value, "events"))
-		c->cost = COST_EVENTS;
-	else
+	/* In the order of enum cost_unit. */
+	int i = CHOICE(value, "ns", "events");
+
+	if (i < 0)
 		return -EINVAL;
+	c->cost = (enum cost_unit)i;
 	return 0;
 }
 
@@ -97,25 +108,22 @@ static int apply_sample_hz(struct config *c, const char *value)
 
 static int apply_sample_timer(struct config *c, const char *value)
 {
-	if (!strcmp(value, "auto"))
-		c->sample_timer = SAMPLE_TIMER_AUTO;
-	else if (!strcmp(value, "tick"))
-		c->sample_timer = SAMPLE_TIMER_TICK;
-	else if (!strcmp(value, "perf"))
-		c->sample_timer = SAMPLE_TIMER_PERF;
-	else
+	/* In the order of enum sample_timer. */
+	int i = CHOICE(value, "auto", "tick", "perf");
+
+	if (i < 0)
 		return -EINVAL;
+	c->sample_timer = (enum sample_timer)i;
 	return 0;
 }
 
 static int apply_sample_clock(struct config *c, const char *value)
 {
-	if (!strcmp(value, "cpu"))
-		c->sample_wall = false;
-	else if (!strcmp(value, "wall"))
-		c->sample_wall = true;
-	else
+	int i = CHOICE(value, "cpu", "wall");
+
+	if (i < 0)
 		return -EINVAL;
+	c->sample_wall = i == 1;
 	return 0;
 }
 
