@@ -105,6 +105,7 @@ static void start_once(void)
 		.perf_timer = config.sample_timer == SAMPLE_TIMER_PERF,
 		.toggle_signal = config.sample_toggle_signal,
 		.open_regions = thread_open_regions,
+		.exclude_ticks = thread_exclude_ticks,
 	};
 	sampler_start(&sampling);
 	/* The thread that starts the library (normally the main thread) is

@@ -222,6 +222,17 @@ static void schedule_check(struct selection_thread *s, uint64_t begins,
 	s->until_check = s->check_interval = (uint32_t)next;
 }
 
+/* A whole period's budget, in clock ticks. */
+static uint64_t period_budget_ticks(void)
+{
+	double ns_per_tick = clock_ns_per_tick();
+
+	if (!(ns_per_tick > 0))
+		ns_per_tick = 1.0;
+	return (uint64_t)((double)SELECTION_PERIOD_NS / ns_per_tick *
+			  config.budget_centi / 10000.0);
+}
+
 /* Has the period spent its whole budget inside measured activations
  * (those ended, and the one pending) in @elapsed ticks?  Elapsed time
  * bounds the CPU time from above, so that needs no look at the CPU clock:
@@ -248,6 +259,7 @@ void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 		s->period_start_excluded = excluded;
 		s->period_begins = 0;
 		s->until_check = s->check_interval = SELECTION_CHECK_SOON;
+		s->look_after_inside = period_budget_ticks();
 		return;
 	}
 	uint64_t elapsed = now - s->period_start_ticks;
@@ -259,8 +271,8 @@ void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 	s->period_begins = 0;
 	uint64_t cpu_ns = thread_cpu_ns();
 	/* The budget in ticks, less what no rate controls: the library's
-	 * time outside measured activations (writes, I/O) and the skipped
-	 * activations' own. */
+	 * time outside measured activations (writes, I/O, the sample
+	 * handler's) and the skipped activations' own. */
 	double budget = (double)(cpu_ns - s->period_start_cpu_ns) *
 			((double)elapsed / (double)elapsed_ns) *
 			config.budget_centi / 10000.0;
@@ -287,4 +299,5 @@ void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 	s->period_start_excluded = excluded;
 	s->period_skipped = 0;
 	s->period_inside = 0;
+	s->look_after_inside = period_budget_ticks();
 }

@@ -83,6 +83,12 @@ struct selection_thread {
 	uint64_t period_begins;  /* begins counted in the period */
 	uint64_t period_start_ticks, period_start_cpu_ns;
 	uint64_t period_start_excluded, period_skipped;
+	/* Measured activations' time in a period (ticks) past which the
+	 * next begin looks at the clock, without waiting for the
+	 * check_interval begins: one period's budget, so that costly
+	 * activations cannot overspend for several begins (at the start of
+	 * a run, every activation is measured until the first look). */
+	uint64_t look_after_inside;
 	uint64_t period_inside; /* the regions' period_ticks, summed */
 	/* TRMS_BUDGET: the time measured activations took beyond their
 	 * share of the budget in the periods so far (ticks), which the next
@@ -255,6 +261,13 @@ static inline void selection_end(struct selection_thread *s, uint32_t id,
 	if (selection.budget && id < s->capacity) {
 		s->regions[id].period_ticks += excluded - s->excluded_at_open;
 		s->period_inside += excluded - s->excluded_at_open;
+		if (s->period_inside > s->look_after_inside &&
+		    s->until_check > 1) {
+			/* Look at the next begin; as many begins counted as
+			 * have passed. */
+			s->check_interval -= s->until_check - 1;
+			s->until_check = 1;
+		}
 	}
 }
 

@@ -119,6 +119,17 @@ static void thread_exit(void *arg)
 	thread_end(arg, stop_sampling);
 }
 
+bool thread_exclude_ticks(void *owner, uint64_t ticks)
+{
+	struct trms_thread *t = owner;
+
+	/* With costs in events the library's time is in no cost. */
+	if (config.cost != COST_NS)
+		return false;
+	cost_exclude(&t->cost, ticks);
+	return true;
+}
+
 unsigned thread_open_regions(void *owner, struct sampler_region *out,
 			     unsigned max)
 {

@@ -132,6 +132,10 @@ bool thread_is_gone(void);
 unsigned thread_open_regions(void *owner, struct sampler_region *out,
 			     unsigned max);
 
+/* sampler_config.exclude_ticks: a sample handler's time on @owner's
+ * thread, kept out of its costs (costs in ns only). */
+bool thread_exclude_ticks(void *owner, uint64_t ticks);
+
 /* The calling thread enters a seccomp sandbox: the library ends its
  * profiling as if it exited, and makes no system call in it again. */
 void thread_enter_sandbox(void);

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,57 @@ START_TEST(real_work_is_measured)
 END_TEST
 
 /*
+ * The sample handler's time is the library's too: a sample that
+ * interrupts a region's own work leaves its cost as if it had not come.
+ * Samples raised by hand (each a whole sample: the stack walked, the
+ * call tree updated) take a few ms in all, measured by the handler's own
+ * meter; the region's cost must be its time less most of that.
+ */
+START_TEST(sample_handler_excluded)
+{
+	enum { SAMPLES = 2000 };
+	ck_assert_msg(sampler_active(),
+		      "sampling is off: the test needs the default sampling");
+	trms_region_begin("sampled");
+	struct trms_thread *t = thread_current;
+	n_costs = 0;
+	runtime_observer = observe;
+	trms_region_end("sampled");
+	trms_region_begin("sampled");
+	runtime_observer = NULL;
+	uint64_t handler = __atomic_load_n(&t->sampler.handler_ticks,
+					   __ATOMIC_RELAXED);
+	uint64_t samples = __atomic_load_n(&t->sampler.samples,
+					   __ATOMIC_RELAXED);
+	uint64_t start = monotonic_ns();
+	for (unsigned i = 0; i < SAMPLES; i++)
+		pthread_kill(pthread_self(), sampler_signal());
+	double wall = (double)(monotonic_ns() - start);
+	double in_handler =
+		(double)(__atomic_load_n(&t->sampler.handler_ticks,
+					 __ATOMIC_RELAXED) -
+			 handler) *
+		ns_per_tick;
+	samples = __atomic_load_n(&t->sampler.samples, __ATOMIC_RELAXED) -
+		  samples;
+	runtime_observer = observe;
+	trms_region_end("sampled");
+	runtime_observer = NULL;
+	ck_assert_uint_eq(n_costs, 2);
+	ck_assert_uint_ge(samples, SAMPLES);
+	ck_assert_msg(in_handler > 0.05 * wall,
+		      "the handler took %.0f ns of %.0f ns: too little to "
+		      "tell",
+		      in_handler, wall);
+	double cost = (double)costs[1];
+	ck_assert_msg(cost < wall - in_handler / 2,
+		      "the region costs %.0f ns and took %.0f ns, of which "
+		      "%.0f ns in the sample handler",
+		      cost, wall, in_handler);
+}
+END_TEST
+
+/*
  * The estimates and floors are calibrated at the first region begun, on
  * whichever thread begins it: every thread that begins a region, however
  * many at once, works with the process's calibrated values.
@@ -307,6 +359,7 @@ static Suite *cost_suite(void)
 	tcase_add_test(tc, many_small_accesses_excluded);
 	tcase_add_test(tc, nested_regions_excluded);
 	tcase_add_test(tc, real_work_is_measured);
+	tcase_add_test(tc, sample_handler_excluded);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("calibration");
 	tcase_add_test(tc, every_thread_gets_the_calibration);

@@ -148,12 +148,15 @@ void profile_log_sampling(void)
 }
 
 /* The library's own time in @t, metered: its calls' time taken out of
- * the costs (with costs in ns) and its sample handler's. */
+ * the costs (with costs in ns) and its sample handler's, of which the
+ * part that interrupted the program's code was taken out of the costs
+ * too (thread_exclude_ticks), and is in the first already. */
 static uint64_t library_ns(const struct trms_thread *t)
 {
 	return clock_ticks_to_ns(
 		__atomic_load_n(&t->cost.excluded, __ATOMIC_RELAXED) +
-		cct_load(&t->sampler.handler_ticks));
+		cct_load(&t->sampler.handler_ticks) -
+		cct_load(&t->sampler.handed_ticks));
 }
 
 /* How many of each region's activations on @t were measured, where not

@@ -366,6 +366,7 @@ void sampler_after_fork_child(struct sampler_thread *self)
 	self->overrun = 0;
 	memset(self->dropped, 0, sizeof(self->dropped));
 	self->handler_ticks = 0;
+	self->handed_ticks = 0;
 	cct_fini(&self->cct);
 	cct_init(&self->cct);
 	sampler_arm(self);
@@ -502,6 +503,7 @@ void sampler_start(const struct sampler_config *config)
 	sampler.hz = config->hz;
 	sampler.wall = config->wall;
 	sampler.open_regions = config->open_regions;
+	sampler.exclude_ticks = config->exclude_ticks;
 	sampler.configured = sampler.hz > 0;
 	if (!sampler.configured)
 		return;

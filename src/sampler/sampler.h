@@ -59,6 +59,7 @@ struct sampler_thread {
 	uint64_t overrun; /* periods counted in the sample that followed */
 	uint64_t dropped[SAMPLE_DROPS];
 	uint64_t handler_ticks; /* time spent in the handler */
+	uint64_t handed_ticks;  /* of it, what exclude_ticks took */
 	uint64_t cpu_ns;        /* CPU time used, once the thread has ended */
 	struct cct cct;
 	/* The creation context, then a thread-start step: the start of
@@ -90,6 +91,12 @@ struct sampler_config {
 	 * async-signal-safe. */
 	unsigned (*open_regions)(void *owner, struct sampler_region *out,
 				 unsigned max);
+	/* A sample of the thread whose owner is @owner, interrupting the
+	 * program's code (not the library's), took @ticks of the handler's
+	 * time: keep it out of the owner's costs.  Called from the sample
+	 * handler, in that thread: async-signal-safe.  @return whether the
+	 * owner took it (it then counts it as its own library time). */
+	bool (*exclude_ticks)(void *owner, uint64_t ticks);
 };
 
 /* Set up (modules, unwinder, signal, timers' kind); arms no thread. */

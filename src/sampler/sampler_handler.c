@@ -218,6 +218,7 @@ void sampler_on_sample(int sig, siginfo_t *info, void *uctx)
 	if (info && info->si_code == SI_TIMER && info->si_overrun > 0)
 		periods += (uint64_t)info->si_overrun;
 	uint64_t start = clock_ticks();
+	bool in_program = false;
 	if (!atomic_load_explicit(&sampler.on, memory_order_relaxed)) {
 		/* a signal still in flight when sampling was turned off */
 	} else if (s->busy && *s->busy) {
@@ -232,8 +233,17 @@ void sampler_on_sample(int sig, siginfo_t *info, void *uctx)
 		 * answer sigprocmask without the kernel: every signal is
 		 * blocked already (signals.h). */
 		take_sample(s, uctx, periods);
+		in_program = true;
 	}
-	cct_add(&s->handler_ticks, clock_ticks() - start);
+	uint64_t ticks = clock_ticks() - start;
+	cct_add(&s->handler_ticks, ticks);
+	/* The program's code was interrupted, perhaps inside a measured
+	 * activation, whose cost must not have the library's time in it.
+	 * (Inside the library's code, the call that was interrupted keeps
+	 * its own time out, or charges its estimate.) */
+	if (in_program && sampler.exclude_ticks &&
+	    sampler.exclude_ticks(s->owner, ticks))
+		cct_add(&s->handed_ticks, ticks);
 }
 
 unsigned sampler_capture(struct sampler_thread *s, struct cct_step *steps,

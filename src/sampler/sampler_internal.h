@@ -43,6 +43,7 @@ struct sampler {
 	uint32_t own_module;
 	unsigned (*open_regions)(void *owner, struct sampler_region *out,
 				 unsigned max);
+	bool (*exclude_ticks)(void *owner, uint64_t ticks);
 };
 
 extern struct sampler sampler;

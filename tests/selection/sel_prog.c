@@ -17,9 +17,10 @@
  *   sel_prog wrapped ROUNDS   the same inside one activation of "outer"
  *                             that lasts the whole run (as main's does
  *                             in a program built with trms cc)
- *   sel_prog costly ROUNDS    one region that sums 64 Ki ints read as one
+ *   sel_prog costly ROUNDS    one region that sums 1 Mi ints read as one
  *                             range: measuring it costs more than its
- *                             work (for the budget)
+ *                             work, a millisecond or more (for the
+ *                             budget)
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -141,7 +142,7 @@ static void flat(long rounds)
 
 static void costly(long rounds)
 {
-	static unsigned big[65536];
+	static unsigned big[1 << 20];
 	unsigned total = 0;
 
 	for (size_t i = 0; i < sizeof(big) / sizeof(*big); i++)
