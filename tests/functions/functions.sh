@@ -15,6 +15,8 @@
 #    made by the producer, trms 504 where rms is 5;
 #    and fn_threads.c, threads handing each other data;
 #  - fn_exit.c, ended by _exit: its functions named by trms report;
+#  - fn_deep.c: a recursion a million deep, every activation's trms as
+#    the source derives it;
 #  - fn_robust.cc (--trms-full, g++ and clang++): C++ exceptions through
 #    five frames, a constructor, a signal handler, fork;
 #  - fn_loaded.c (--trms-full): an instrumented ifunc resolver, which the
@@ -227,6 +229,20 @@ for cc in gcc clang; do
 		>"$work/exit-$cc.tuples" || fail "$cc: report of fn_exit"
 	program=exit-$cc
 	expect "work, named after _exit" "$(tuples work trms)" "0 5 0 0"
+
+	# A recursion a million deep (fn_deep.c), each activation exact.
+	TRMS_CC=$cc "$trms" cc -O2 -pthread -I"$src/../../include" \
+		-o "$work/deep-$cc" "$src/fn_deep.c" ||
+		{ fail "$cc: fn_deep.c"; continue; }
+	out=$(TRMS_COST=events TRMS_OUTPUT="$work/deep-$cc.trms" \
+		"$work/deep-$cc") || fail "$cc: fn_deep run"
+	expect "fn_deep output" "$out" 499999500000
+	"$trms" report --tuples "$work/deep-$cc.trms" \
+		>"$work/deep-$cc.tuples" || fail "$cc: report of fn_deep"
+	program=deep-$cc
+	expect "descend, a million deep" "$(tuples descend trms | tr '\n' ' ')" \
+		"1 1 0 0 2 1 0 0 3 1 0 0 4 1 0 0 5 1 0 0 6 1 0 0 7 1 0 0 8 999993 0 0 "
+	expect "run, above it" "$(tuples run trms)" "8 1 0 0"
 
 	# C++ exceptions, a constructor, a signal handler, fork.
 	cxx=g++
