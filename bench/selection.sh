@@ -58,9 +58,12 @@ settings() {
 	*) echo "selection.sh: unknown variant $1" >&2; exit 2;;
 	esac
 }
+# The first two CPUs this script may run on (a cpuset may leave out CPU 0).
+set -- $(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:2])')
 paired=no
-if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+if command -v taskset >/dev/null 2>&1 && [ $# -ge 2 ]; then
 	paired=yes
+	cpu_a=$1 cpu_b=$2
 fi
 # run VARIANT OUT [CPU]: one run; its user + system seconds (from wait4,
 # by bench/spawn_time) into OUT.
@@ -84,9 +87,11 @@ set -- $variants
 for rep in $(seq "$reps"); do
 	for v in "$@"; do
 		if [ $paired = yes ]; then
-			for cpu in 0 1; do
-				run "$v" "$work/$v.$rep.$cpu" $cpu &
-				run native "$work/base-$v.$rep.$cpu" $((1 - cpu)) &
+			for swap in 0 1; do
+				mine=$cpu_a other=$cpu_b
+				[ $swap = 1 ] && mine=$cpu_b other=$cpu_a
+				run "$v" "$work/$v.$rep.$swap" "$mine" &
+				run native "$work/base-$v.$rep.$swap" "$other" &
 				wait
 			done
 			cat "$work/$v.$rep.0" "$work/$v.$rep.1" "$work/base-$v.$rep.0" \
