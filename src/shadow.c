@@ -12,6 +12,10 @@
 #define PRIMARY_SLOTS ((size_t)1 << SHADOW_PRIMARY_BITS)
 #define SECONDARY_SLOTS ((size_t)1 << SHADOW_SECONDARY_BITS)
 
+/* A run of cells about to be stamped in a new chunk is mapped at once
+ * (vm_populate) from this many bytes of stamps: two pages and more. */
+#define POPULATE_MIN_BYTES ((size_t)8192)
+
 /* Idle chunks kept for reuse by later threads, per pool. */
 #define POOL_IDLE_BYTES_MAX ((size_t)64 << 20)
 
@@ -167,8 +171,11 @@ static void discard_chunk(struct shadow_map *m, void *p)
 	chunk_give_back(m->pool, p);
 }
 
-stamp_t *shadow_get(struct shadow_map *m, uintptr_t index,
-		    uint64_t *slow_ticks)
+/* shadow_get; if it creates the chunk, the pages of its cells @from to
+ * @from + @cells - 1, which the caller is about to stamp, are mapped at
+ * once when there are several of them (vm_populate). */
+static stamp_t *get(struct shadow_map *m, uintptr_t index,
+		    uint64_t *slow_ticks, size_t from, size_t cells)
 {
 	size_t p = index >> SHADOW_SECONDARY_BITS;
 	size_t s = index & (SECONDARY_SLOTS - 1);
@@ -197,9 +204,25 @@ stamp_t *shadow_get(struct shadow_map *m, uintptr_t index,
 		if (fresh)
 			chunk = install(m, secondary, SECONDARY_SLOTS, s, fresh,
 					discard_chunk);
+		/* Not mapped yet, even from the pool (vm_discard). */
+		if (chunk && chunk == fresh &&
+		    cells * sizeof(stamp_t) >= POPULATE_MIN_BYTES)
+			vm_populate(chunk + from, cells * sizeof(stamp_t));
 	}
 	*slow_ticks += clock_ticks() - start;
 	return chunk;
+}
+
+stamp_t *shadow_get(struct shadow_map *m, uintptr_t index,
+		    uint64_t *slow_ticks)
+{
+	return get(m, index, slow_ticks, 0, 0);
+}
+
+stamp_t *shadow_get_run(struct shadow_map *m, uintptr_t index, size_t from,
+			size_t cells, uint64_t *slow_ticks)
+{
+	return get(m, index, slow_ticks, from, cells);
 }
 
 /* Calls @fn(ctx, i, slot value) for every slot of @t in use, in order. */

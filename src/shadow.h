@@ -97,6 +97,12 @@ static inline stamp_t *shadow_find(const struct shadow_map *m, uintptr_t index)
 stamp_t *shadow_get(struct shadow_map *m, uintptr_t index,
 		    uint64_t *slow_ticks);
 
+/* shadow_get for a run of @cells cells from cell @from of the chunk that
+ * the caller is about to stamp: a chunk created for it has their pages
+ * mapped at once, not fault by fault. */
+stamp_t *shadow_get_run(struct shadow_map *m, uintptr_t index, size_t from,
+			size_t cells, uint64_t *slow_ticks);
+
 static inline void shadow_cache_reset(struct shadow_cache *c)
 {
 	c->index[0] = c->index[1] = UINTPTR_MAX;
@@ -138,6 +144,28 @@ static inline stamp_t *shadow_get_cached(struct shadow_map *m,
 		if (!chunk)
 			return NULL;
 	}
+	c->index[1] = c->index[0];
+	c->chunk[1] = c->chunk[0];
+	c->index[0] = index;
+	c->chunk[0] = chunk;
+	return chunk;
+}
+
+/* shadow_get_run through the two-entry cache (a chunk found there is no
+ * new one). */
+static inline stamp_t *shadow_get_cached_run(struct shadow_map *m,
+					     struct shadow_cache *c,
+					     uintptr_t index, size_t from,
+					     size_t cells,
+					     uint64_t *slow_ticks)
+{
+	stamp_t *chunk = shadow_cache_peek(c, index);
+
+	if (chunk)
+		return chunk;
+	chunk = shadow_get_run(m, index, from, cells, slow_ticks);
+	if (!chunk)
+		return NULL;
 	c->index[1] = c->index[0];
 	c->chunk[1] = c->chunk[0];
 	c->index[0] = index;

@@ -488,8 +488,8 @@ static int read_untraced(struct engine_thread *t, uintptr_t addr,
 	if (rc)
 		return rc;
 	while (cursor_next(&c, &index, &offset, &n)) {
-		stamp_t *ts = shadow_get_cached(&t->ts, &t->ts_cache, index,
-						true, &t->slow_ticks);
+		stamp_t *ts = shadow_get_cached_run(&t->ts, &t->ts_cache, index,
+						    offset, n, &t->slow_ticks);
 		if (!ts) {
 			rc = -ENOMEM;
 			break;
@@ -523,15 +523,16 @@ static int write_runs(struct engine_thread *t, uintptr_t addr, size_t size,
 		t->now = s;
 	cursor_init(&c, e, addr, size);
 	while (cursor_next(&c, &index, &offset, &n)) {
-		stamp_t *wts = shadow_get_cached(&e->wts, &t->wts_cache, index,
-						 true, &t->slow_ticks);
+		stamp_t *wts = shadow_get_cached_run(&e->wts, &t->wts_cache,
+						     index, offset, n,
+						     &t->slow_ticks);
 		if (!wts)
 			return -ENOMEM;
 		cells_fill_shared(wts + offset, n, written);
 		if (by_kernel)
 			continue;
-		stamp_t *ts = shadow_get_cached(&t->ts, &t->ts_cache, index,
-						true, &t->slow_ticks);
+		stamp_t *ts = shadow_get_cached_run(&t->ts, &t->ts_cache, index,
+						    offset, n, &t->slow_ticks);
 		if (!ts)
 			return -ENOMEM;
 		cells_fill(ts + offset, n, s);

@@ -87,3 +87,16 @@ void vm_discard(void *p, size_t size)
 {
 	madvise(p, round_to_pages(size), MADV_DONTNEED);
 }
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void vm_populate(void *p, size_t size)
+{
+	uintptr_t page = (uintptr_t)vm_page_size();
+	uintptr_t from = (uintptr_t)p & ~(page - 1);
+	uintptr_t to = ((uintptr_t)p + size + page - 1) & ~(page - 1);
+
+	madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+}

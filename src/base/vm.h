@@ -27,6 +27,13 @@ void *vm_resize(void *p, size_t old_size, size_t new_size);
  * stop counting as resident until written again. */
 void vm_discard(void *p, size_t size);
 
+/* Map the pages of [@p, @p + @size) of a vm_alloc block now, written to,
+ * in one system call (MADV_POPULATE_WRITE, Linux 5.14): the faults a
+ * loop over them would take one by one, each a trap to the hypervisor
+ * in a virtual machine, cost several times more.  A hint: nothing
+ * happens where the kernel cannot. */
+void vm_populate(void *p, size_t size);
+
 size_t vm_page_size(void);
 
 /* For a large zero-initialised static buffer: kept apart from the small
