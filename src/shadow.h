@@ -109,6 +109,16 @@ static inline void shadow_cache_reset(struct shadow_cache *c)
 	c->chunk[0] = c->chunk[1] = NULL;
 }
 
+/* @chunk, of @index, first in @c. */
+static inline void shadow_cache_put(struct shadow_cache *c, uintptr_t index,
+				    stamp_t *chunk)
+{
+	c->index[1] = c->index[0];
+	c->chunk[1] = c->chunk[0];
+	c->index[0] = index;
+	c->chunk[0] = chunk;
+}
+
 /* The chunk @index if @c holds it (then first), else NULL. */
 static inline stamp_t *shadow_cache_peek(struct shadow_cache *c,
 					 uintptr_t index)
@@ -118,10 +128,7 @@ static inline stamp_t *shadow_cache_peek(struct shadow_cache *c,
 	if (c->index[1] != index)
 		return NULL;
 	stamp_t *chunk = c->chunk[1];
-	c->index[1] = c->index[0];
-	c->chunk[1] = c->chunk[0];
-	c->index[0] = index;
-	c->chunk[0] = chunk;
+	shadow_cache_put(c, index, chunk);
 	return chunk;
 }
 
@@ -144,10 +151,7 @@ static inline stamp_t *shadow_get_cached(struct shadow_map *m,
 		if (!chunk)
 			return NULL;
 	}
-	c->index[1] = c->index[0];
-	c->chunk[1] = c->chunk[0];
-	c->index[0] = index;
-	c->chunk[0] = chunk;
+	shadow_cache_put(c, index, chunk);
 	return chunk;
 }
 
@@ -164,12 +168,8 @@ static inline stamp_t *shadow_get_cached_run(struct shadow_map *m,
 	if (chunk)
 		return chunk;
 	chunk = shadow_get_run(m, index, from, cells, slow_ticks);
-	if (!chunk)
-		return NULL;
-	c->index[1] = c->index[0];
-	c->chunk[1] = c->chunk[0];
-	c->index[0] = index;
-	c->chunk[0] = chunk;
+	if (chunk)
+		shadow_cache_put(c, index, chunk);
 	return chunk;
 }
 
