@@ -496,10 +496,11 @@ static long long faults_of_thread(int fd)
 /*
  * A large read of memory never read before maps its shadow at once
  * (vm_populate), not page fault by page fault: 4 MiB read are 1024 pages
- * of shadow at K = 4 (4096 at K = 1), each a fault otherwise.  (Under
- * AddressSanitizer its own shadow of those pages faults in too: an
- * eighth of them.)  Where the kernel cannot populate (before Linux 5.14)
- * or does not count faults for us, the check is skipped, and says so.
+ * of shadow at K = 4 (4096 at K = 1), each a fault otherwise.  Where the
+ * kernel cannot populate (before Linux 5.14) or does not count faults
+ * for us, the check is skipped, and says so; under AddressSanitizer too,
+ * whose own memory faults in on the thread in numbers that depend on how
+ * the test is started (6,900 under meson, under 256 from a shell).
  */
 START_TEST(large_read_maps_shadow_at_once)
 {
@@ -526,10 +527,16 @@ START_TEST(large_read_maps_shadow_at_once)
 	trms_region_end("big");
 	if (fd >= 0)
 		close(fd);
-	if (!populates || before < 0) {
+#if defined(__SANITIZE_ADDRESS__)
+	const bool sanitized = true;
+#else
+	const bool sanitized = false;
+#endif
+	if (!populates || before < 0 || sanitized) {
 		printf("not checked: %s\n",
-		       !populates ? "no MADV_POPULATE_WRITE here"
-				  : "no page-fault counter");
+		       !populates    ? "no MADV_POPULATE_WRITE here"
+		       : before < 0 ? "no page-fault counter"
+				    : "AddressSanitizer's faults are counted too");
 		return;
 	}
 	ck_assert_msg(faults < 256,
