@@ -20,16 +20,18 @@
 # bandwidth and cache from its native neighbour too, which makes its
 # ratio a little low.
 #
-# Prints the median CPU time (user + system, from wait4) of each, the median of its
-# per-round ratios to its native run and their spread (first to third
-# quartile), and the growth class and confidence trms report finds for
+# Prints the median CPU time (user + system, from wait4) of each, the
+# median of its per-round ratios to its native run and their spread
+# (first to third quartile), and the growth class and confidence trms report finds for
 # each region from the last round's profile, fitted on each size's worst
 # cost (the report's default), on its mean and on its best, with how
 # many regions name a class in common with the full run's (when "full"
 # is among the variants): on a shared machine an interruption inflates
 # a few activations' costs, which moves the worst cost of a size, a
 # little its mean, and its best least (docs/growth.md, "Worst costs in
-# time").  SELECTION_VARIANTS="native budget2" runs only those.
+# time").  SELECTION_VARIANTS="native budget2" runs only those; KEEP=1
+# keeps the scratch directory (every run's time and profile) and says
+# where.
 set -u
 build=${1:-build-release}
 rounds=${2:-300}
@@ -43,7 +45,11 @@ spawn=$build/bench/spawn_time
 	exit 2
 }
 work=$(mktemp -d "${TMPDIR:-/tmp}/trms-selection.XXXXXX") || exit 2
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+if [ -n "${KEEP:-}" ]; then
+	echo "selection.sh: keeping $work" >&2
+else
+	trap 'rm -rf "$work"' EXIT
+fi
 cc -O2 -I"$here/../include" "$here/selection_workload.c" -o "$work/workload" ||
 	exit 2
 
@@ -58,6 +64,9 @@ settings() {
 	*) echo "selection.sh: unknown variant $1" >&2; exit 2;;
 	esac
 }
+for v in $variants; do
+	settings "$v" >/dev/null # exits on a variant it does not know
+done
 # The first two CPUs this script may run on (a cpuset may leave out CPU 0).
 set -- $(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:2])')
 paired=no
@@ -91,8 +100,9 @@ for rep in $(seq "$reps"); do
 				mine=$cpu_a other=$cpu_b
 				[ $swap = 1 ] && mine=$cpu_b other=$cpu_a
 				run "$v" "$work/$v.$rep.$swap" "$mine" &
+				mine=$!
 				run native "$work/base-$v.$rep.$swap" "$other" &
-				wait
+				wait "$!" && wait "$mine" || exit 1
 			done
 			cat "$work/$v.$rep.0" "$work/$v.$rep.1" "$work/base-$v.$rep.0" \
 				"$work/base-$v.$rep.1" | tr '\n' ' ' | awk '{

@@ -171,11 +171,8 @@ static void discard_chunk(struct shadow_map *m, void *p)
 	chunk_give_back(m->pool, p);
 }
 
-/* shadow_get; if it creates the chunk, the pages of its cells @from to
- * @from + @cells - 1, which the caller is about to stamp, are mapped at
- * once when there are several of them (vm_populate). */
-static stamp_t *get(struct shadow_map *m, uintptr_t index,
-		    uint64_t *slow_ticks, size_t from, size_t cells)
+stamp_t *shadow_get_run(struct shadow_map *m, uintptr_t index, size_t from,
+			size_t cells, uint64_t *slow_ticks)
 {
 	size_t p = index >> SHADOW_SECONDARY_BITS;
 	size_t s = index & (SECONDARY_SLOTS - 1);
@@ -216,13 +213,7 @@ static stamp_t *get(struct shadow_map *m, uintptr_t index,
 stamp_t *shadow_get(struct shadow_map *m, uintptr_t index,
 		    uint64_t *slow_ticks)
 {
-	return get(m, index, slow_ticks, 0, 0);
-}
-
-stamp_t *shadow_get_run(struct shadow_map *m, uintptr_t index, size_t from,
-			size_t cells, uint64_t *slow_ticks)
-{
-	return get(m, index, slow_ticks, from, cells);
+	return shadow_get_run(m, index, 0, 0, slow_ticks);
 }
 
 /* Calls @fn(ctx, i, slot value) for every slot of @t in use, in order. */

@@ -99,7 +99,8 @@ stamp_t *shadow_get(struct shadow_map *m, uintptr_t index,
 
 /* shadow_get for a run of @cells cells from cell @from of the chunk that
  * the caller is about to stamp: a chunk created for it has their pages
- * mapped at once, not fault by fault. */
+ * mapped at once when there are several (vm_populate), not fault by
+ * fault. */
 stamp_t *shadow_get_run(struct shadow_map *m, uintptr_t index, size_t from,
 			size_t cells, uint64_t *slow_ticks);
 
@@ -139,19 +140,14 @@ static inline stamp_t *shadow_get_cached(struct shadow_map *m,
 					 uintptr_t index, bool create,
 					 uint64_t *slow_ticks)
 {
-	stamp_t *chunk;
+	stamp_t *chunk = shadow_cache_peek(c, index);
 
-	if (c->index[0] == index)
-		return c->chunk[0];
-	if (c->index[1] == index) {
-		chunk = c->chunk[1];
-	} else {
-		chunk = create ? shadow_get(m, index, slow_ticks)
-			       : shadow_find(m, index);
-		if (!chunk)
-			return NULL;
-	}
-	shadow_cache_put(c, index, chunk);
+	if (chunk)
+		return chunk;
+	chunk = create ? shadow_get(m, index, slow_ticks)
+		       : shadow_find(m, index);
+	if (chunk)
+		shadow_cache_put(c, index, chunk);
 	return chunk;
 }
 
