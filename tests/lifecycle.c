@@ -17,6 +17,8 @@
  *                      first 10 threads and after all of them
  *   lifecycle _exit    region "until_exit" left open, then _exit(5)
  *   lifecycle idle     no region at all
+ *   lifecycle flush    no region, but asks for the profile (trms_flush);
+ *                      exits with 0 if it was written
  *   lifecycle io       no region, but reads a file and writes its
  *                      standard output through the hooked calls
  *   lifecycle sigterm  region "until_signal" (7 cells) left open, then
@@ -146,6 +148,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(mode, "idle"))
 		return 0;
+	if (!strcmp(mode, "flush"))
+		return trms_flush() == 0 ? 0 : 1;
 	if (!strcmp(mode, "io")) {
 		char buf[256];
 		int fd = open("/proc/self/stat", O_RDONLY);
@@ -203,7 +207,7 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	fprintf(stderr, "usage: lifecycle fork|exec|threads|_exit|idle|io|"
+	fprintf(stderr, "usage: lifecycle fork|exec|threads|_exit|idle|flush|io|"
 			"sigterm|handled|exec-loop|fsize N\n");
 	return 2;
 }

@@ -62,6 +62,11 @@ unset LD_PRELOAD TRMS_OUTPUT TRMS_VERBOSE TRMS_OFF TRMS_GRANULARITY \
 	TRMS_COST TRMS_RUN_SOCKET
 LC_ALL=C
 export LC_ALL
+# Every case is about writing a profile, and most of the programs here
+# record nothing (no samples, regions or I/O), which by default leaves no
+# profile at all: keep theirs.
+TRMS_EMPTY=keep
+export TRMS_EMPTY
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/trms-output-failures.XXXXXX") || exit 2
 # shellcheck disable=SC2317 # called by the trap

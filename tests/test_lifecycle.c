@@ -35,12 +35,14 @@ static void teardown(void)
 
 /* Run lifecycle @mode (with @arg, if not NULL) with @cost, sampling at
  * @hz, at @verbosity. */
-static void run_lifecycle_with(const char *mode, const char *arg,
-			       const char *cost, const char *hz,
-			       const char *verbosity, struct spawn_result *r)
+static void run_lifecycle_env(const char *mode, const char *arg,
+			      const char *cost, const char *hz,
+			      const char *verbosity, const char *extra,
+			      struct spawn_result *r)
 {
 	char output[400], cost_env[40], hz_env[40], verbosity_env[40];
-	char *env[] = { output, cost_env, hz_env, verbosity_env, NULL };
+	char *env[] = { output, cost_env, hz_env, verbosity_env,
+			(char *)extra, NULL };
 	char *argv[] = { (char *)test_env("LIFECYCLE_BIN"), (char *)mode,
 			 (char *)arg, NULL };
 
@@ -51,6 +53,13 @@ static void run_lifecycle_with(const char *mode, const char *arg,
 	snprintf(verbosity_env, sizeof(verbosity_env), "TRMS_VERBOSE=%s",
 		 verbosity);
 	spawn(argv, NULL, env, r);
+}
+
+static void run_lifecycle_with(const char *mode, const char *arg,
+			       const char *cost, const char *hz,
+			       const char *verbosity, struct spawn_result *r)
+{
+	run_lifecycle_env(mode, arg, cost, hz, verbosity, NULL, r);
 }
 
 static void run_lifecycle(const char *mode, struct spawn_result *r)
@@ -215,12 +224,20 @@ START_TEST(exit_now_writes_profile)
 }
 END_TEST
 
-START_TEST(process_without_regions_has_a_profile)
+START_TEST(process_that_recorded_nothing_leaves_no_profile)
 {
 	struct spawn_result r;
 	struct profile_doc docs[4];
 
-	run_lifecycle("idle", &r);
+	/* No region, no I/O, no sample (sampling off, so that none can
+	 * land): no file by default... */
+	run_lifecycle_env("idle", NULL, "events", "0", "0", NULL, &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(profiles_in_dir(scratch, docs, 4), 0);
+	spawn_free(&r);
+	/* ...and one that says so with TRMS_EMPTY=keep. */
+	run_lifecycle_env("idle", NULL, "events", "0", "0", "TRMS_EMPTY=keep",
+			  &r);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_uint_eq(profiles_in_dir(scratch, docs, 4), 1);
 	ck_assert_uint_eq(docs[0].n_tuples, 0);
@@ -229,6 +246,20 @@ START_TEST(process_without_regions_has_a_profile)
 	ck_assert_ptr_nonnull(profile_meta(&docs[0], "start_ns"));
 	ck_assert_ptr_nonnull(profile_meta(&docs[0], "end_ns"));
 	ck_assert_str_eq(profile_meta(&docs[0], "program"), "lifecycle");
+	profile_doc_free(&docs[0]);
+	spawn_free(&r);
+}
+END_TEST
+
+START_TEST(flush_writes_even_an_empty_profile)
+{
+	struct spawn_result r;
+	struct profile_doc docs[4];
+
+	run_lifecycle_env("flush", NULL, "events", "0", "0", NULL, &r);
+	ck_assert_msg(r.status == 0, "flush: status %d: %s", r.status, r.err);
+	ck_assert_uint_eq(profiles_in_dir(scratch, docs, 4), 1);
+	ck_assert_uint_eq(docs[0].n_tuples, 0);
 	profile_doc_free(&docs[0]);
 	spawn_free(&r);
 }
@@ -362,7 +393,8 @@ static Suite *lifecycle_suite(void)
 	tcase_add_test(tc, exec_survives_fast_sampling);
 	tcase_add_test(tc, exec_of_itself_keeps_every_profile);
 	tcase_add_test(tc, exit_now_writes_profile);
-	tcase_add_test(tc, process_without_regions_has_a_profile);
+	tcase_add_test(tc, process_that_recorded_nothing_leaves_no_profile);
+	tcase_add_test(tc, flush_writes_even_an_empty_profile);
 	tcase_add_test(tc, thousand_threads_leave_nothing_behind);
 	tcase_add_test(tc, sigterm_still_leaves_profile);
 	tcase_add_test(tc, program_handler_wins);

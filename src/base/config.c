@@ -265,6 +265,16 @@ static int apply_off(struct config *c, const char *value)
 	return apply_flag(value, &c->off);
 }
 
+static int apply_empty(struct config *c, const char *value)
+{
+	int i = CHOICE(value, "skip", "keep");
+
+	if (i < 0)
+		return -EINVAL;
+	c->keep_empty = i == 1;
+	return 0;
+}
+
 static int apply_sample_trap(struct config *c, const char *value)
 {
 	return apply_flag(value, &c->sample_trap);
@@ -294,6 +304,11 @@ static const struct config_setting settings[] = {
 	{ "TRMS_OFF", "0 or 1",
 	  "1: the library stays loaded but records and writes nothing", "0",
 	  { 0 }, apply_off },
+	{ "TRMS_EMPTY", "skip or keep",
+	  "what a process that recorded nothing (no samples, no regions, "
+	  "no I/O) leaves: skip: no profile; keep: a profile all the same "
+	  "(trms run --all keeps them for every process it runs)",
+	  "skip", { 0 }, apply_empty },
 	{ "TRMS_SAMPLE_HZ", "0 to 10000",
 	  "call-stack samples per second of each thread's CPU time (0: "
 	  "no sampling); up to the kernel's tick rate (at least 100) "

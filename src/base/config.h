@@ -28,6 +28,7 @@ struct config {
 	enum cost_unit cost;
 	int verbose;
 	bool off;
+	bool keep_empty;          /* TRMS_EMPTY=keep */
 	unsigned sample_hz;       /* 0: no sampling */
 	bool sample_wall;         /* wall clock instead of CPU time */
 	bool sample_trap;         /* perf_event samples may come as SIGTRAP */

@@ -202,15 +202,22 @@ bool runtime_exiting(void)
 					      EXIT_GRACE_NS);
 }
 
-/* The profile of a process that recorded nothing: under trms run, a
- * word to it instead (unless it asked for every profile). */
+/* The profile of a process that recorded nothing is not written (unless
+ * TRMS_EMPTY=keep, trms run --all, or trms_flush asks for it, or it is
+ * one part of a partitioned run, which merge must find whole): a build or
+ * a shell script run with the library would otherwise leave a file for
+ * every command, and creating a file is most of what the library costs a
+ * process that does nothing.  Under trms run, a word to it instead. */
 static bool skip_empty(bool last, enum write_reason reason)
 {
-	if (!run_link_active() || run_link_keeps_empty() ||
+	if (reason == WRITE_FLUSH || config.keep_empty ||
+	    config.partition_count > 1 || run_link_keeps_empty() ||
 	    profile_recorded_anything(reason == WRITE_ABRUPT))
 		return false;
-	struct run_message m = { .kind = RUN_EMPTY, .last = last };
-	run_link_note(&m);
+	if (run_link_active()) {
+		struct run_message m = { .kind = RUN_EMPTY, .last = last };
+		run_link_note(&m);
+	}
 	return true;
 }
 
@@ -325,7 +332,7 @@ int runtime_write_profile(enum write_reason reason)
 				why);
 	else if (empty && last)
 		log_info("nothing recorded (no samples, regions or I/O): no "
-			 "profile");
+			 "profile (TRMS_EMPTY=keep writes one)");
 	else if (last)
 		log_info("profile %s %s (shadow memory %zu KiB)",
 			 handed ? "handed to" : "written to", path,
