@@ -228,7 +228,7 @@ static inline struct sampler_thread *thread_block_begin(void)
 	if (!t || t->busy || !sampler_active() ||
 	    signals_in_library_handler())
 		return NULL;
-	sampler_blocked(&t->sampler, true);
+	sampler_wait_begin(&t->sampler);
 	return &t->sampler;
 }
 

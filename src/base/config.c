@@ -329,7 +329,9 @@ static const struct config_setting settings[] = {
 	  apply_sample_clock },
 	{ "TRMS_SAMPLE_TIMER", "auto, tick or perf",
 	  "the timer of CPU-clock samples: auto, the CPU-time timer up to "
-	  "the kernel's tick rate and the perf_event task clock above it; "
+	  "the kernel's tick rate and the perf_event task clock above it, "
+	  "which a thread that waits more than 2,000 times per second of "
+	  "its CPU time leaves for the CPU-time timer; "
 	  "tick, the CPU-time timer at any rate (above the tick rate each "
 	  "signal counts the periods it covers: cheapest, coarser); perf, "
 	  "the task clock at any rate; see docs/sampling.md",

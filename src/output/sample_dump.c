@@ -160,6 +160,8 @@ static void write_totals(struct profile_writer *w, uint64_t samples)
 	s.samples = samples;
 	profile_writer_meta(w, "sample_clock", s.clock);
 	profile_writer_meta(w, "sample_source", s.source);
+	profile_writer_meta_u64(w, "sample_threads_left_perf",
+				s.threads_left_perf);
 	profile_writer_meta(w, "sample_kernel", s.kernel ? "yes" : "no");
 	profile_writer_meta_u64(w, "sample_hz", s.hz);
 	profile_writer_meta_u64(w, "sample_signal", (uint64_t)s.signal);

@@ -367,6 +367,12 @@ void sampler_after_fork_child(struct sampler_thread *self)
 	memset(self->dropped, 0, sizeof(self->dropped));
 	self->handler_ticks = 0;
 	self->handed_ticks = 0;
+	/* The child's one thread starts on the kind of timer the
+	 * settings choose, and is judged afresh. */
+	atomic_store(&sampler.threads_left_perf, 0);
+	self->leave_perf = false;
+	self->waits_judged = self->waits;
+	self->periods_unjudged = 0;
 	cct_fini(&self->cct);
 	cct_init(&self->cct);
 	sampler_arm(self);
@@ -489,6 +495,7 @@ static bool take_signals(const struct sampler_config *config)
 			    sampler.hz > tick_limited_hz());
 	sampler.use_perf = !sampler.wall && perf_wanted &&
 			   perf_works(config->trap);
+	sampler.perf_adaptive = sampler.use_perf && !config->perf_timer;
 	if (sampler.use_perf && traps() &&
 	    signals_share(SIGTRAP, sampler_on_sample, sampler_our_trap))
 		atomic_store(&sampler.trap, false);
@@ -541,6 +548,7 @@ void sampler_totals_begin(struct sampler_totals *out)
 	out->hz = sampler.hz;
 	out->signal = sampler.use_perf && traps() ? SIGTRAP : sampler_signal();
 	out->unattached = atomic_load(&sampler.unattached);
+	out->threads_left_perf = atomic_load(&sampler.threads_left_perf);
 }
 
 void sampler_totals_add(struct sampler_totals *out,

@@ -54,6 +54,13 @@ struct sampler_thread {
 	bool has_timer;
 	timer_t timer;
 	bool blocked; /* inside a wrapped blocking call (atomic stores) */
+	/* Wrapped blocking calls begun (the thread's own stores), and what
+	 * the sample handler last judged of them (sampler_judge_waits). */
+	uint32_t waits;
+	uint32_t waits_judged;
+	uint64_t periods_unjudged;
+	bool leave_perf; /* the handler asks the thread to leave its task
+			    clock at its next blocking call (atomic) */
 	bool signalled;  /* the sampling signal reached the thread (atomic) */
 	uint64_t samples; /* periods sampled, overrun included */
 	uint64_t overrun; /* periods counted in the sample that followed */
@@ -163,6 +170,21 @@ static inline void sampler_blocked(struct sampler_thread *s, bool blocked)
 	__atomic_store_n(&s->blocked, blocked, __ATOMIC_RELAXED);
 }
 
+/* Leave the calling thread's task clock for its CPU-time timer (the
+ * sample handler asked for it: the thread waits too often). */
+void sampler_leave_perf(struct sampler_thread *s);
+
+/* The calling thread begins a blocking call: counted, and marked
+ * blocked. */
+static inline void sampler_wait_begin(struct sampler_thread *s)
+{
+	__atomic_store_n(&s->waits, s->waits + 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(__atomic_load_n(&s->leave_perf, __ATOMIC_RELAXED),
+			     0))
+		sampler_leave_perf(s);
+	sampler_blocked(s, true);
+}
+
 /* Totals for the profile and the exit message: sampler_totals_begin,
  * then sampler_totals_add for every thread, live or ended. */
 struct sampler_totals {
@@ -178,6 +200,8 @@ struct sampler_totals {
 	uint64_t unattached; /* signals to threads with no state */
 	uint64_t handler_ticks;
 	uint64_t cpu_ns; /* CPU time of the sampled threads */
+	/* Threads that left their task clock for the CPU-time timer. */
+	unsigned threads_left_perf;
 };
 
 void sampler_totals_begin(struct sampler_totals *totals);

@@ -235,6 +235,7 @@ void sampler_on_sample(int sig, siginfo_t *info, void *uctx)
 		take_sample(s, uctx, periods);
 		in_program = true;
 	}
+	sampler_judge_waits(s, periods);
 	uint64_t ticks = clock_ticks() - start;
 	cct_add(&s->handler_ticks, ticks);
 	/* The program's code was interrupted, perhaps inside a measured

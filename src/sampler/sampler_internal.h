@@ -28,6 +28,10 @@ struct sampler {
 	atomic_int signal; /* 0 until chosen */
 	bool wall;
 	bool use_perf;     /* perf events work here */
+	/* ... chosen by `auto`: a thread that waits often leaves its task
+	 * clock for the CPU-time timer (sampler_timer.c). */
+	bool perf_adaptive;
+	atomic_uint threads_left_perf;
 	/* ... and raise SIGTRAP themselves (sigtrap events): no signal to
 	 * send from an interrupt, the cheapest delivery there is. */
 	atomic_bool trap;
@@ -64,6 +68,9 @@ int sampler_open_perf(pid_t tid, int sig);
 void sampler_arm(struct sampler_thread *s);
 void sampler_disarm(struct sampler_thread *s);
 void sampler_run(struct sampler_thread *s, bool on);
+/* In the sample handler of a thread on a task clock: after enough of its
+ * CPU time, decide whether it waits often enough to leave it. */
+void sampler_judge_waits(struct sampler_thread *s, uint64_t periods);
 void sampler_retarget(struct sampler_thread *s, void *ctx);
 /* Forget the thread's timers after fork (closing descriptors that are
  * still the event's: the child's copies of the parent's). */

@@ -153,6 +153,55 @@ void sampler_run(struct sampler_thread *s, bool on)
 		timer_run(s, on);
 }
 
+/* A thread on the task clock that begins more blocking calls than this
+ * per second of its CPU time leaves it for the CPU-time timer.  The task
+ * clock is switched out and in at every context switch, 1 to 8 µs in a
+ * virtual machine here (docs/performance.md, "Real servers"): a server
+ * thread that waits at every request pays that many times over what its
+ * samples cost, while the CPU-time timer costs nothing per switch and,
+ * above the kernel's tick rate, counts the periods each signal covers.
+ * 2,000 waits per CPU second is at most some 1.5% of the thread's time
+ * in switches; a CPU-bound thread waits far less. */
+#define WAITS_PER_CPU_SECOND 2000
+/* Judged over this much of the thread's CPU time at a time. */
+#define JUDGE_EVERY_NS 50000000u
+
+void sampler_judge_waits(struct sampler_thread *s, uint64_t periods)
+{
+	if (!sampler.perf_adaptive ||
+	    __atomic_load_n(&s->perf_fd, __ATOMIC_RELAXED) < 0)
+		return;
+	s->periods_unjudged += periods;
+	uint64_t cpu_ns = s->periods_unjudged * sampler.period_ns;
+	if (cpu_ns < JUDGE_EVERY_NS)
+		return;
+	uint32_t waits = __atomic_load_n(&s->waits, __ATOMIC_RELAXED);
+	uint64_t n = (uint32_t)(waits - s->waits_judged);
+	s->waits_judged = waits;
+	s->periods_unjudged = 0;
+	if (n * 1000000000u > (uint64_t)WAITS_PER_CPU_SECOND * cpu_ns)
+		__atomic_store_n(&s->leave_perf, true, __ATOMIC_RELAXED);
+}
+
+void sampler_leave_perf(struct sampler_thread *s)
+{
+	int sig = sampler_signal();
+
+	__atomic_store_n(&s->leave_perf, false, __ATOMIC_RELAXED);
+	int fd = own_perf_fd(s);
+	if (fd < 0 || !sig || s->has_timer || !make_timer(s, sig))
+		return;
+	/* Another thread turning sampling on or off (sampler_run) sees
+	 * the event or no timer yet, or the timer; the timer starts as the
+	 * last word says. */
+	__atomic_store_n(&s->perf_fd, -1, __ATOMIC_SEQ_CST);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	close(fd);
+	__atomic_store_n(&s->has_timer, true, __ATOMIC_SEQ_CST);
+	timer_run(s, atomic_load(&sampler.on));
+	atomic_fetch_add(&sampler.threads_left_perf, 1);
+}
+
 void sampler_arm(struct sampler_thread *s)
 {
 	int sig = sampler_signal();

@@ -225,11 +225,64 @@ START_TEST(cpu_samples_in_hooked_call_are_work)
 }
 END_TEST
 
+/* Above the tick rate `auto` takes the task clock; a thread that waits
+ * at a server's pace leaves it for the CPU-time timer after its first
+ * 50 ms of CPU time (every context switch switches a task clock, and
+ * costs), a thread that only works keeps it; TRMS_SAMPLE_TIMER=perf
+ * keeps it for both.  Where the kernel gives no task clock the timer is
+ * the CPU-time one from the start and there is nothing to leave. */
+static void waits_run(const char *name, const char *extra, unsigned hz,
+		      uint64_t *left, bool *perf)
+{
+	char *argv[] = { helper("sm-waits"), "0.6", NULL };
+	struct run r;
+	struct profile_doc doc;
+
+	run_sampled(name, argv, hz, "cpu", extra, 0, &r, &doc);
+	const char *source = profile_meta(&doc, "sample_source");
+	SM_CHECK(profile_meta(&doc, "sample_threads_left_perf") != NULL,
+		 "no meta sample_threads_left_perf in %s", doc.path);
+	*left = meta_u64(&doc, "sample_threads_left_perf");
+	*perf = source && !strcmp(source, "perf_event");
+	uint64_t delivered = meta_u64(&doc, "sample_hz_delivered");
+	printf("%s at %u Hz: %s, %" PRIu64 " thread(s) left it, %" PRIu64
+	       " Hz delivered\n", name, hz, source ? source : "?", *left,
+	       delivered);
+	SM_CHECK(delivered >= 0.8 * hz && delivered <= 1.05 * hz,
+		 "%s: %u Hz asked, %" PRIu64 " Hz delivered", name, hz,
+		 delivered);
+	profile_doc_free(&doc);
+	run_free(&r);
+}
+
+START_TEST(waiting_thread_leaves_task_clock)
+{
+	unsigned hz = 2 * tick_hz();
+	uint64_t left;
+	bool perf;
+
+	waits_run("waits-auto", NULL, hz, &left, &perf);
+	if (!perf) {
+		printf("no task clock here: nothing to leave\n");
+		SM_CHECK(left == 0, "%" PRIu64 " threads left a task clock "
+			 "there was not", left);
+		return;
+	}
+	SM_CHECK(left == 1,
+		 "the waiting thread (and only it) leaves the task clock: "
+		 "%" PRIu64 " threads left it", left);
+	waits_run("waits-perf", "TRMS_SAMPLE_TIMER=perf", hz, &left, &perf);
+	SM_CHECK(left == 0, "TRMS_SAMPLE_TIMER=perf: %" PRIu64 " threads "
+		 "left the task clock", left);
+}
+END_TEST
+
 void add_rate_tests(const struct sampling_cases *c)
 {
 	tcase_add_test(c->callers, rate_asked_is_rate_delivered);
 	tcase_add_test(c->callers, periods_counted_while_signals_blocked);
 	tcase_add_test(c->callers, timer_chosen);
+	tcase_add_test(c->callers, waiting_thread_leaves_task_clock);
 	tcase_add_test(c->system_time, system_time_is_sampled);
 	tcase_add_test(c->system_time, cpu_samples_in_hooked_call_are_work);
 }
