@@ -51,7 +51,7 @@ static enum meta_rule meta_rule(const char *key)
 	static const char *const sums[] = {
 		"merged",	      "renumbers",	   "tuples_skipped",
 		"tuples_dropped",     "samples",	   "samples_unattached",
-		"samples_overrun",
+		"samples_overrun",    "sample_threads_left_perf",
 		"sample_handler_ns", "sample_cpu_ns", "sample_elapsed_ns",
 	};
 
