@@ -169,6 +169,25 @@ if [ -n "$plugin" ]; then
 else
 	echo "trms built without the plugin: -fpass-plugin not tested"
 fi
+# With GCC's plugin, a gcc of its version (gcc-N, by the path it
+# resolves to) gets -fplugin after the sanitizer's flags: its pass then
+# instruments the accesses to globals it would leave out.
+gcc_plugin=$("$trms" cc --trms-help | sed -n '/GCC-PLUGIN, for GCC/{n;s/^ *//;s/\.$//;p}')
+gcc_major=$("$trms" cc --trms-help | sed -n 's/.*GCC-PLUGIN, for GCC \([0-9]*\), is/\1/p')
+if [ -n "$gcc_plugin" ]; then
+	cp "$work/bin/gcc-fake" "$work/bin/x86_64-linux-gnu-gcc-$gcc_major"
+	want $gcc_flags $gcc_full "-fplugin=$gcc_plugin" -c x.c
+	TRMS_CC=$work/bin/x86_64-linux-gnu-gcc-$gcc_major \
+		same "--trms-full, gcc $gcc_major" "$trms" cc --trms-full -c x.c
+	# Not for another version's.
+	cp "$work/bin/gcc-fake" "$work/bin/gcc-$((gcc_major + 1))"
+	want $gcc_flags $gcc_full -c x.c
+	TRMS_CC=$work/bin/gcc-$((gcc_major + 1)) \
+		same "--trms-full, gcc $((gcc_major + 1))" "$trms" cc \
+		--trms-full -c x.c
+else
+	echo "trms built without the GCC plugin: -fplugin not tested"
+fi
 want $gcc_flags -c x.c
 same "--trms-full then --trms-functions" "$trms" cc --trms-full \
 	--trms-functions -c x.c

@@ -185,22 +185,32 @@ for cc in gcc clang; do
 	# consumer (a function now) reads the one-cell buffer 500 times, each
 	# time just written by the producer, and two 8-byte variables main
 	# wrote (the item count, the sum): trms 500 + 4, every cell induced
-	# by another thread; rms 1 + 4.  Clang only: GCC's kernel-address
-	# pass does not instrument an access it can prove inside a variable
-	# of the file (the global buffer), so GCC's build sees none of them
-	# (docs/whole-program.md, "What is not seen").
-	if [ "$cc" = clang ]; then
-		TRMS_CC=$cc "$trms" cc --trms-full -O2 -fno-inline -pthread \
-			-DTRMS_NO_ANNOTATIONS -I"$src/../../include" \
-			-o "$work/pc-$cc" "$src/../../examples/prodcons.c" ||
-			{ fail "$cc: prodcons.c"; continue; }
-		traced "pc-$cc" 4 "$work/pc-$cc" 500 >/dev/null
-		"$trms" report --tuples "$work/pc-$cc.trms" \
-			>"$work/pc-$cc.tuples" || fail "$cc: report of prodcons"
-		program=pc-$cc
-		expect "consumer trms" "$(tuples consumer trms)" "504 1 504 0"
-		expect "consumer rms" "$(tuples consumer rms)" "5 1 504 0"
+	# by another thread; rms 1 + 4.  GCC's kernel-address pass leaves out
+	# the accesses it can prove inside a variable of the file at a
+	# constant offset; trms's GCC plugin has it instrument those to
+	# globals and statics (the buffer, the item count), but not to the
+	# function's own locals: main's `sum = 0` is not seen, so with GCC
+	# the sum's 2 cells are input not induced by another thread
+	# (docs/whole-program.md, "What is not seen").  Without the plugin
+	# GCC's build would see none of the buffer's reads.
+	induced=504
+	if [ "$cc" = gcc ]; then
+		induced=502
+		"$trms" cc --trms-help | grep -q "GCC-PLUGIN, for GCC" ||
+			fail "gcc: this trms has no GCC plugin"
 	fi
+	TRMS_CC=$cc "$trms" cc --trms-full -O2 -fno-inline -pthread \
+		-DTRMS_NO_ANNOTATIONS -I"$src/../../include" \
+		-o "$work/pc-$cc" "$src/../../examples/prodcons.c" ||
+		{ fail "$cc: prodcons.c"; continue; }
+	traced "pc-$cc" 4 "$work/pc-$cc" 500 >/dev/null
+	"$trms" report --tuples "$work/pc-$cc.trms" \
+		>"$work/pc-$cc.tuples" || fail "$cc: report of prodcons"
+	program=pc-$cc
+	expect "consumer trms" "$(tuples consumer trms)" \
+		"504 1 $induced 0"
+	expect "consumer rms" "$(tuples consumer rms)" \
+		"5 1 $induced 0"
 	inline_same "wf4-$cc" "$work/wf-$cc" "$words"
 
 	# Measuring one function activation in 3 (docs/production.md):

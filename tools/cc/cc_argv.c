@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The most arguments added: ten before the user's (two, the exclusion,
- * seven for --trms-full), eight after (the wrapped functions, the library
- * between two, and -rpath through -Xlinker). */
-#define ADDED 18
+/* The most arguments added: eleven before the user's (two, the
+ * exclusion, seven for --trms-full and GCC's plugin), eight after (the
+ * wrapped functions, the library between two, and -rpath through
+ * -Xlinker). */
+#define ADDED 19
 
 /* The linker's run-time search path for the library's directory, so the
  * program runs as it is.  -Wl, splits at commas: a directory with one
@@ -62,9 +63,17 @@ static int instrument_accesses(const struct cc_plan *p, struct cc_argv *a,
 		out[0] = a->owned[2];
 		return 1;
 	}
-	if (p->full)
-		for (; n < 7; n++)
-			out[n] = (char *)flags[n];
+	if (!p->full)
+		return 0;
+	for (; n < 7; n++)
+		out[n] = (char *)flags[n];
+	if (p->plugin) {
+		/* GCC's: the accesses its pass leaves out. */
+		if (asprintf(&a->owned[2], "%s%s", CC_GCC_PLUGIN, p->plugin) <
+		    0)
+			return -ENOMEM;
+		out[n++] = a->owned[2];
+	}
 	return n;
 }
 

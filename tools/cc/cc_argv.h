@@ -38,6 +38,10 @@
 #define CC_CLANG_NO_GLOBALS "-asan-globals=0"
 /* --trms-full with Clang where the plugin is (followed by its path). */
 #define CC_CLANG_PLUGIN "-fpass-plugin="
+/* --trms-full with GCC where its plugin is (followed by its path): the
+ * accesses to the file's own variables at constant offsets, which GCC's
+ * pass leaves out, are instrumented too. */
+#define CC_GCC_PLUGIN "-fplugin="
 #define CC_FULL_WRAP                                                     \
 	"-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset,--wrap=memcmp,"    \
 	"--wrap=strlen,--wrap=strnlen,--wrap=strcmp,--wrap=strncmp,"       \
@@ -59,9 +63,11 @@ struct cc_plan {
 				 * comma-separated, or NULL */
 	const char *library;	/* libtrms's real path, appended; or NULL:
 				 * the invocation does not link */
-	const char *plugin;	/* with --trms-full and Clang: the plugin
-				 * that checks accesses inline (cc_plugin.h),
-				 * or NULL: every access a call */
+	const char *plugin;	/* with --trms-full: Clang's plugin, which
+				 * checks accesses inline (NULL: every access
+				 * a call), or GCC's, which instruments what
+				 * its pass leaves out (NULL: those are not
+				 * seen); cc_plugin.h */
 };
 
 struct cc_argv {

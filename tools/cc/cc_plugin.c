@@ -1,5 +1,5 @@
 /*
- * cc_plugin.c - finding the Clang plugin (see cc_plugin.h).
+ * cc_plugin.c - finding the compiler plugins (see cc_plugin.h).
  */
 #define _GNU_SOURCE
 #include "cc_plugin.h"
@@ -56,6 +56,50 @@ int cc_plugin_llvm(void)
 {
 #ifdef TRMS_LLVM_MAJOR
 	return TRMS_LLVM_MAJOR;
+#else
+	return 0;
+#endif
+}
+
+size_t cc_gcc_plugin_places(const char *installed_libdir,
+			    char (*paths)[4096])
+{
+#ifdef TRMS_GCC_MAJOR
+	snprintf(paths[0], sizeof(paths[0]), "cc/plugin/trms-gcc-plugin.so");
+	snprintf(paths[1], sizeof(paths[1]), "%s/trms/trms-gcc-plugin.so",
+		 installed_libdir);
+	return 2;
+#else
+	(void)installed_libdir;
+	(void)paths;
+	return 0;
+#endif
+}
+
+bool cc_gcc_plugin_fits(const char *compiler)
+{
+#ifdef TRMS_GCC_MAJOR
+	char real[PATH_MAX], gcc[32], gxx[32];
+
+	if (cc_resolve(compiler, real, sizeof(real)))
+		return false;
+	const char *name = strrchr(real, '/');
+	name = name ? name + 1 : real;
+	snprintf(gcc, sizeof(gcc), "gcc-%d", TRMS_GCC_MAJOR);
+	snprintf(gxx, sizeof(gxx), "g++-%d", TRMS_GCC_MAJOR);
+	size_t n = strlen(name), k = strlen(gcc);
+	return n >= k && (!strcmp(name + n - k, gcc) ||
+			  !strcmp(name + n - k, gxx));
+#else
+	(void)compiler;
+	return false;
+#endif
+}
+
+int cc_gcc_plugin_major(void)
+{
+#ifdef TRMS_GCC_MAJOR
+	return TRMS_GCC_MAJOR;
 #else
 	return 0;
 #endif

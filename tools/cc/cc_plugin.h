@@ -1,6 +1,7 @@
 /*
- * cc_plugin.h - the Clang plugin of `trms cc --trms-full`
- * (tools/cc/plugin/): where it is, and whether a given clang can load it.
+ * cc_plugin.h - the compiler plugins of `trms cc --trms-full`
+ * (tools/cc/plugin/), Clang's and GCC's: where they are, and whether a
+ * given compiler can load them.
  */
 #ifndef TRMS_CC_PLUGIN_H
 #define TRMS_CC_PLUGIN_H
@@ -25,5 +26,18 @@ bool cc_plugin_fits(const char *compiler);
 
 /* The major version of LLVM the plugin was built for; 0 if none was. */
 int cc_plugin_llvm(void);
+
+/* GCC's plugin: where it is looked for, as for cc_plugin_places (0 if
+ * this trms was built without it). */
+size_t cc_gcc_plugin_places(const char *installed_libdir,
+			    char (*paths)[4096]);
+
+/* Can @compiler (a GCC, by name or path) load GCC's plugin, built for one
+ * major version of GCC?  Told by the name it resolves to (Debian's gcc and
+ * g++ are x86_64-linux-gnu-gcc-N and -g++-N). */
+bool cc_gcc_plugin_fits(const char *compiler);
+
+/* The major version of GCC the plugin was built for; 0 if none was. */
+int cc_gcc_plugin_major(void);
 
 #endif

@@ -53,6 +53,13 @@ static const char usage_head[] =
 	"  GCC:   -fsanitize=kernel-address --param\n"
 	"         asan-instrumentation-with-call-threshold=0 --param\n"
 	"         asan-stack=0 --param asan-globals=0\n"
+	"         -fplugin=GCC-PLUGIN, trms's plugin for GCC, which has its\n"
+	"         pass instrument the accesses it would leave out (to the\n"
+	"         file's own global and static variables at constant\n"
+	"         offsets); GCC-PLUGIN is the trms-gcc-plugin.so of this\n"
+	"         trms, found as PLUGIN below, used if it was built and the\n"
+	"         compiler resolves to the GCC it was built for (gcc-N,\n"
+	"         g++-N); without it those accesses are not seen\n"
 	"  Clang: -fpass-plugin=PLUGIN, trms's own plugin: a check before\n"
 	"         every load and store, inlined, that decides the common\n"
 	"         accesses itself and calls the library for the others\n"
@@ -111,15 +118,18 @@ static const char usage_tail[] =
 	"Exit status: the compiler's; 127 if it cannot be run; 2 on bad\n"
 	"usage, or if the compiler links and libtrms cannot be found.\n";
 
-/* The plugin of this trms (cc_plugin.h), complete: into @out.  @return
- * 0 or -ENOENT. */
-static int find_plugin(char *out, size_t len)
+/* The plugin of this trms for @family (cc_plugin.h), complete: into
+ * @out.  @return 0 or -ENOENT. */
+static int find_plugin(enum cc_family family, char *out, size_t len)
 {
 	char places[2][4096];
 	const char *const paths[] = { places[0], places[1] };
-	size_t n = cc_plugin_places(TRMS_INSTALLED_LIBDIR, places);
+	size_t n = family == CC_CLANG
+			   ? cc_plugin_places(TRMS_INSTALLED_LIBDIR, places)
+			   : cc_gcc_plugin_places(TRMS_INSTALLED_LIBDIR, places);
 
-	if (!n || run_find_near(paths, n, out, len) || !cc_plugin_complete(out))
+	if (!n || run_find_near(paths, n, out, len) ||
+	    (family == CC_CLANG && !cc_plugin_complete(out)))
 		return -ENOENT;
 	return 0;
 }
@@ -135,12 +145,18 @@ static int help(void)
 	else
 		printf("  for this trms, LIBTRMS is\n    %s.\n", library);
 	char plugin[PATH_MAX];
-	if (!find_plugin(plugin, sizeof(plugin)))
+	if (!find_plugin(CC_CLANG, plugin, sizeof(plugin)))
 		printf("  PLUGIN, for the clang of LLVM %d, is\n    %s.\n",
 		       cc_plugin_llvm(), plugin);
 	else
 		puts("  this trms has no PLUGIN (built without LLVM's "
 		     "development files).");
+	if (!find_plugin(CC_GCC, plugin, sizeof(plugin)))
+		printf("  GCC-PLUGIN, for GCC %d, is\n    %s.\n",
+		       cc_gcc_plugin_major(), plugin);
+	else
+		puts("  this trms has no GCC-PLUGIN (built without GCC's "
+		     "plugin headers, gcc-N-plugin-dev).");
 	fputs(usage_tail, stdout);
 	return fflush(stdout) ? 1 : 0;
 }
@@ -246,8 +262,9 @@ int cmd_cc(int argc, char **argv)
 	else
 		p.exclude = o.exclude;
 	char plugin[PATH_MAX];
-	if (p.full && p.family == CC_CLANG &&
-	    !find_plugin(plugin, sizeof(plugin)) && cc_plugin_fits(p.compiler))
+	if (p.full && !find_plugin(p.family, plugin, sizeof(plugin)) &&
+	    (p.family == CC_CLANG ? cc_plugin_fits(p.compiler)
+				  : cc_gcc_plugin_fits(p.compiler)))
 		p.plugin = plugin;
 	status = choose_library(cmd, cc_links(nargs, args), library,
 				sizeof(library), &p);
