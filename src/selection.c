@@ -239,14 +239,27 @@ static uint64_t period_budget_ticks(void)
  * a region measured whole at start (or grown costly) is then adapted
  * after a few activations, not a whole period of them. */
 static bool spent_already(const struct selection_thread *s,
-			  uint64_t excluded, uint64_t elapsed)
+			  uint64_t excluded, uint64_t elapsed,
+			  uint64_t elapsed_ns)
 {
 	uint64_t inside = s->period_inside;
 
+	/* The pending activation's time in this period only. */
 	if (s->measured_from)
-		inside += excluded - s->excluded_at_open;
-	return (double)inside + s->overspent >
-	       (double)elapsed * config.budget_centi / 10000.0;
+		inside += excluded - (s->excluded_at_open > s->period_start_excluded
+					      ? s->excluded_at_open
+					      : s->period_start_excluded);
+	double allowed = (double)elapsed * config.budget_centi / 10000.0;
+	if ((double)inside > allowed)
+		return true;
+	/* In debt from earlier periods, a period ends early too, but not
+	 * before a sixteenth of it: else, with the debt above what a
+	 * period just begun allows, every look (each few begins) would end
+	 * one and walk every region (adapt) — on code that calls small
+	 * functions millions of times a second, most of the run. */
+	return s->overspent > 0 &&
+	       elapsed_ns >= SELECTION_PERIOD_NS / SELECTION_EARLY_END_PARTS &&
+	       (double)inside + s->overspent > allowed;
 }
 
 void selection_budget_check(struct selection_thread *s, uint64_t excluded)
@@ -266,9 +279,10 @@ void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 	uint64_t elapsed_ns = clock_ticks_to_ns(elapsed);
 	schedule_check(s, s->period_begins, elapsed_ns);
 	if (elapsed_ns < SELECTION_PERIOD_NS &&
-	    !spent_already(s, excluded, elapsed))
+	    !spent_already(s, excluded, elapsed, elapsed_ns))
 		return;
 	s->period_begins = 0;
+	__atomic_store_n(&s->periods, s->periods + 1, __ATOMIC_RELAXED);
 	uint64_t cpu_ns = thread_cpu_ns();
 	/* The budget in ticks, less what no rate controls: the library's
 	 * time outside measured activations (writes, I/O, the sample

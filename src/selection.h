@@ -43,6 +43,8 @@
 #define SELECTION_PERIOD_NS 10000000ull
 /* Overspending is paid back, up to so many periods' budget. */
 #define SELECTION_DEBT_PERIODS 10
+/* A period in debt ends early no sooner than this fraction of it. */
+#define SELECTION_EARLY_END_PARTS 16
 
 /* Each region on each thread, by region id. */
 struct selection_region {
@@ -102,6 +104,9 @@ struct selection_thread {
 	 * and activations become candidates again.  How many were. */
 	bool give_up;
 	uint64_t given_up;
+	/* Budget periods ended, early ones included (meta budget_periods):
+	 * each walks every region, so a bounded number per second. */
+	uint64_t periods;
 };
 
 /* What the settings ask, fixed at start (selection_configure). */

@@ -198,6 +198,17 @@ static bool window_ready(const struct trms_thread *t)
 	return t->windows && t->windows->cut && t->windows->ready;
 }
 
+/* TRMS_BUDGET's periods ended so far, all threads' (runtime.lock held). */
+static uint64_t budget_periods(void)
+{
+	struct trms_thread *t;
+	uint64_t n = 0;
+
+	cds_list_for_each_entry(t, &runtime.threads, link)
+		n += __atomic_load_n(&t->sel.periods, __ATOMIC_RELAXED);
+	return n;
+}
+
 static void write_threads(struct profile_writer *w, size_t *skipped,
 			  uint64_t *dropped, const struct dump_window *window)
 {
@@ -345,7 +356,10 @@ int profile_dump_part(struct profile_writer *w, bool abrupt,
 	 * handler or _exit, where trms report does it instead. */
 	if (!window)
 		sample_dump(w, !abrupt);
+	uint64_t periods = budget_periods();
 	pthread_mutex_unlock(&runtime.lock);
+	if (config.budget_centi && !window)
+		profile_writer_meta_u64(w, "budget_periods", periods);
 	profile_writer_meta_u64(w, "tuples_skipped", skipped);
 	profile_writer_meta_u64(w, "tuples_dropped", dropped);
 	return 0;

@@ -52,6 +52,7 @@ static enum meta_rule meta_rule(const char *key)
 		"merged",	      "renumbers",	   "tuples_skipped",
 		"tuples_dropped",     "samples",	   "samples_unattached",
 		"samples_overrun",    "sample_threads_left_perf",
+		"budget_periods",
 		"sample_handler_ns", "sample_cpu_ns", "sample_elapsed_ns",
 	};
 
