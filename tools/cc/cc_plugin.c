@@ -13,13 +13,23 @@
 
 #include "cc_family.h"
 
+#if defined(TRMS_LLVM_MAJOR) || defined(TRMS_GCC_MAJOR)
+/* The plugin @file next to the trms command in a build tree, and in
+ * @installed_libdir/trms/. */
+static size_t places(const char *file, const char *installed_libdir,
+		     char (*paths)[4096])
+{
+	snprintf(paths[0], sizeof(paths[0]), "cc/plugin/%s", file);
+	snprintf(paths[1], sizeof(paths[1]), "%s/trms/%s", installed_libdir,
+		 file);
+	return 2;
+}
+#endif
+
 size_t cc_plugin_places(const char *installed_libdir, char (*paths)[4096])
 {
 #ifdef TRMS_LLVM_MAJOR
-	snprintf(paths[0], sizeof(paths[0]), "cc/plugin/trms-pass.so");
-	snprintf(paths[1], sizeof(paths[1]), "%s/trms/trms-pass.so",
-		 installed_libdir);
-	return 2;
+	return places("trms-pass.so", installed_libdir, paths);
 #else
 	(void)installed_libdir;
 	(void)paths;
@@ -65,10 +75,7 @@ size_t cc_gcc_plugin_places(const char *installed_libdir,
 			    char (*paths)[4096])
 {
 #ifdef TRMS_GCC_MAJOR
-	snprintf(paths[0], sizeof(paths[0]), "cc/plugin/trms-gcc-plugin.so");
-	snprintf(paths[1], sizeof(paths[1]), "%s/trms/trms-gcc-plugin.so",
-		 installed_libdir);
-	return 2;
+	return places("trms-gcc-plugin.so", installed_libdir, paths);
 #else
 	(void)installed_libdir;
 	(void)paths;
