@@ -356,9 +356,10 @@ int profile_dump_part(struct profile_writer *w, bool abrupt,
 	 * handler or _exit, where trms report does it instead. */
 	if (!window)
 		sample_dump(w, !abrupt);
-	uint64_t periods = budget_periods();
+	bool with_periods = config.budget_centi && !window;
+	uint64_t periods = with_periods ? budget_periods() : 0;
 	pthread_mutex_unlock(&runtime.lock);
-	if (config.budget_centi && !window)
+	if (with_periods)
 		profile_writer_meta_u64(w, "budget_periods", periods);
 	profile_writer_meta_u64(w, "tuples_skipped", skipped);
 	profile_writer_meta_u64(w, "tuples_dropped", dropped);
