@@ -104,6 +104,7 @@ static void start_once(void)
 		.tick_timer = config.sample_timer == SAMPLE_TIMER_TICK,
 		.perf_timer = config.sample_timer == SAMPLE_TIMER_PERF,
 		.toggle_signal = config.sample_toggle_signal,
+		.objects_now = atomic_load(&runtime.record_io),
 		.open_regions = thread_open_regions,
 		.exclude_ticks = thread_exclude_ticks,
 	};

@@ -65,7 +65,6 @@ struct trms_thread {
 	struct profile_table *_Atomic recording;
 	struct profile_table profile;
 	struct thread_windows *windows; /* TRMS_INTERVAL only */
-	struct name_cache names;
 	struct function_cache *functions; /* at the first function region */
 	struct cost_meter cost;
 	struct selection_thread sel; /* which activations are measured */
@@ -91,7 +90,10 @@ struct trms_thread {
 	 * runs): its elapsed time, what a wall-clock sampler samples. */
 	uint64_t alive_from_ns, alive_until_ns;
 	struct cds_list_head link; /* in runtime.threads, by ordinal */
+	/* What a thread's start writes lies above, in its first page;
+	 * below, what it may never need. */
 	struct sampler_thread sampler;
+	struct name_cache names;
 };
 
 extern __thread struct trms_thread *thread_current

@@ -14,14 +14,19 @@
 struct config config;
 
 
-/* @value, which may be empty, into the @cap bytes at @to. */
+/* @value, which may be empty, into the @cap bytes at @to.  An empty value
+ * writes nothing: config_load runs once, over a zeroed config, and no text
+ * setting has a default that is not empty and accepts an empty value; the
+ * long path buffers are pages of their own, which most processes never
+ * need to touch. */
 static int copy_text(char *to, size_t cap, const char *value)
 {
 	size_t len = strlen(value);
 
 	if (len >= cap)
 		return -EINVAL;
-	memcpy(to, value, len + 1);
+	if (len)
+		memcpy(to, value, len + 1);
 	return 0;
 }
 

@@ -29,16 +29,15 @@ static struct cct_node *new_node(struct cct *c)
 	return node;
 }
 
-int cct_init(struct cct *c)
+static struct cct_node *root_of(struct cct *c)
 {
-	struct cct_node *root;
+	struct cct_node *root = __atomic_load_n(&c->root, __ATOMIC_RELAXED);
 
-	root = new_node(c);
-	if (!root)
-		return -1;
-	root->kind = CCT_ROOT;
-	__atomic_store_n(&c->root, root, __ATOMIC_RELEASE);
-	return 0;
+	if (!root && (root = new_node(c))) {
+		root->kind = CCT_ROOT;
+		__atomic_store_n(&c->root, root, __ATOMIC_RELEASE);
+	}
+	return root;
 }
 
 void cct_fini(struct cct *c)
@@ -87,8 +86,9 @@ struct cct_node *cct_insert(struct cct *c, const struct cct_step *path,
 	       c->memo_steps[same].key == path[same].key &&
 	       c->memo_steps[same].kind == path[same].kind)
 		same++;
-	node = same ? c->memo_nodes[same - 1]
-		    : __atomic_load_n(&c->root, __ATOMIC_RELAXED);
+	node = same ? c->memo_nodes[same - 1] : root_of(c);
+	if (!node)
+		return NULL;
 	for (unsigned i = same; i < n; i++) {
 		node = child_of(c, node, &path[i]);
 		if (!node) {

@@ -65,15 +65,14 @@ struct cct {
 	struct cct_node *memo_nodes[CCT_MAX_DEPTH];
 };
 
-/* Start the tree @c, zeroed (fresh memory, or after cct_fini): its
- * memo is some ten kilobytes that a thread never sampled need not touch.
- * @return 0, or -1 if no memory could be mapped. */
-int cct_init(struct cct *c);
+/* A tree starts zeroed (fresh memory, or after cct_fini) and makes its
+ * root at the first insert: a thread never sampled touches none of it
+ * (its memo alone is some ten kilobytes). */
 void cct_fini(struct cct *c);
 
-/* The node for @path (from the root's child down), created as needed.
- * Async-signal-safe; only the tree's own thread may insert.  NULL if out
- * of memory. */
+/* The node for @path (from the root's child down), created as needed
+ * (the root too).  Async-signal-safe; only the tree's own thread may
+ * insert.  NULL if out of memory. */
 struct cct_node *cct_insert(struct cct *c, const struct cct_step *path,
 			    unsigned n);
 

@@ -112,11 +112,14 @@ struct scan {
 	size_t n, capacity;
 	struct span *readable;
 	size_t n_readable, readable_capacity;
-	char exe[4096];
 };
 
+/* The main program's file (under lock): not on the stack, which may be a
+ * sample handler's. */
+static char exe[4096];
+
 /* The record of the object at @base called @path, made if new. */
-static uint32_t record_for(uintptr_t base, const char *path,
+static uint32_t record_for(uintptr_t base, const char *path, bool program,
 			   uintptr_t start, uintptr_t end)
 {
 	uint32_t n = atomic_load_explicit(&n_records, memory_order_relaxed);
@@ -131,7 +134,7 @@ static uint32_t record_for(uintptr_t base, const char *path,
 	if (n >= MAX_MODULES)
 		return UINT32_MAX;
 	records[n] = (struct module){ n, false, base, start, end,
-				      keep_path(path) };
+				      keep_path(path), program };
 	atomic_store_explicit(&n_records, n + 1, memory_order_release);
 	return n;
 }
@@ -162,12 +165,14 @@ static int collect(struct dl_phdr_info *info, size_t size, void *data)
 		return 0;
 	/* The main program has no name here; the vDSO has no file. */
 	const char *path = info->dlpi_name;
-	if (!path || !*path)
-		path = s->exe;
+	bool program = !path || !*path;
+	if (program)
+		path = exe;
 	s->ranges[s->n].start = start;
 	s->ranges[s->n].end = end;
 	s->ranges[s->n].base = info->dlpi_addr;
-	s->ranges[s->n].id = record_for(info->dlpi_addr, path, start, end);
+	s->ranges[s->n].id = record_for(info->dlpi_addr, path, program, start,
+					end);
 	if (s->ranges[s->n].id != UINT32_MAX)
 		s->n++;
 	return 0;
@@ -203,13 +208,13 @@ static int count_objects(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-void modules_refresh(void)
+/* Take the table (under lock). */
+static void take(void)
 {
 	struct scan s = { 0 };
 	struct census census = { 0 };
 	struct snapshot *snap;
 
-	pthread_mutex_lock(&lock);
 	if (!records)
 		records = vm_alloc(MAX_MODULES * sizeof(*records));
 	/* Room for the objects there are now, and a few loaded meanwhile. */
@@ -220,12 +225,13 @@ void modules_refresh(void)
 		       s.readable_capacity * sizeof(struct span);
 	snap = vm_alloc(bytes);
 	if (!records || !snap) {
-		pthread_mutex_unlock(&lock);
+		if (snap)
+			vm_free(snap, bytes);
 		return;
 	}
 	snap->bytes = bytes;
-	ssize_t len = readlink("/proc/self/exe", s.exe, sizeof(s.exe) - 1);
-	s.exe[len > 0 ? len : 0] = '\0';
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[len > 0 ? len : 0] = '\0';
 	s.ranges = snap->range;
 	s.readable = (struct span *)(snap->range + s.capacity);
 	dl_iterate_phdr(collect, &s);
@@ -251,12 +257,26 @@ void modules_refresh(void)
 		retired = old;
 	}
 	free_retired();
+}
+
+void modules_refresh(void)
+{
+	pthread_mutex_lock(&lock);
+	take();
 	pthread_mutex_unlock(&lock);
 }
 
-void modules_init(void)
+bool modules_ready(bool in_handler)
 {
-	modules_refresh();
+	if (atomic_load_explicit(&current, memory_order_acquire))
+		return true;
+	if (in_handler ? pthread_mutex_trylock(&lock)
+		       : pthread_mutex_lock(&lock))
+		return false;
+	if (!atomic_load_explicit(&current, memory_order_relaxed))
+		take();
+	pthread_mutex_unlock(&lock);
+	return atomic_load_explicit(&current, memory_order_acquire) != NULL;
 }
 
 static bool find_in(const struct snapshot *snap, uintptr_t ip, uint32_t *id,

@@ -3,8 +3,9 @@
  *
  * A sample records a code address as (module, offset): the module's
  * number and the address relative to the module's load base, which is what
- * the object file's symbols use.  The table of modules is taken at start
- * and again after every dlopen and dlclose; a module that is unloaded
+ * the object file's symbols use.  The table of modules is taken when first
+ * needed (the first sample, a second thread, a dlopen, a profile that
+ * names functions) and again after every dlopen and dlclose; a module that is unloaded
  * keeps its number and entry, so samples taken while it was loaded are
  * still attributed to it when the profile is written.
  *
@@ -28,10 +29,15 @@ struct module {
 	uintptr_t base;     /* load bias: address = base + ELF address */
 	uintptr_t start, end; /* its executable addresses: [start, end) */
 	const char *path;
+	bool program;       /* the main program (the one without a name) */
 };
 
-/* Take the first table (at start). */
-void modules_init(void);
+/* Take the first table if none has been taken yet.  @in_handler: from a
+ * sample handler, which gives up (rather than wait) if the table is being
+ * taken meanwhile.  Async-signal-safe with @in_handler set on a thread not
+ * inside the loader (see modules_loader_busy).  @return true if a table
+ * is there. */
+bool modules_ready(bool in_handler);
 
 /* Take the table again (after dlopen or dlclose). */
 void modules_refresh(void);

@@ -142,11 +142,6 @@ void sampler_thread_start(struct sampler_thread *s, void *owner,
 	 * library, perhaps in a signal handler, is sampled at its leaf. */
 	if (tid == getpid() || created)
 		unwind_stack_of_self(&s->stack, tid == getpid());
-	if (cct_init(&s->cct)) {
-		log_internal("no memory for a thread's call tree; it is not "
-			     "sampled");
-		return;
-	}
 	sampler_scratch_init();
 	sampler_self = s;
 	take_slot(s);
@@ -165,10 +160,37 @@ void sampler_thread_stop(struct sampler_thread *s)
 	__atomic_store_n(&s->cpu_ns, cpu_ns ? cpu_ns : 1, __ATOMIC_RELAXED);
 }
 
+/* Not at start: most processes never take a sample, and taking the table
+ * maps and touches memory in page tables of its own (0.2 ms of a
+ * /bin/true on a virtual machine whose page faults are slow). */
+static void note_own_module(void)
+{
+	uint32_t id, count;
+	uintptr_t offset;
+
+	if (modules_find((uintptr_t)sampler_start, &id, &offset) &&
+	    !modules_all(&count)[id].program) {
+		sampler.own_module = id;
+		sampler.own_module_known = true;
+	}
+}
+
+bool sampler_modules(bool in_handler)
+{
+	if (__atomic_load_n(&sampler.modules_noted, __ATOMIC_ACQUIRE))
+		return true;
+	if (!modules_ready(in_handler))
+		return false;
+	note_own_module();
+	__atomic_store_n(&sampler.modules_noted, true, __ATOMIC_RELEASE);
+	return true;
+}
+
 bool sampler_unwinder(void)
 {
 	static bool said;
 
+	sampler_modules(false);
 	if (unwind_prepare(false) == 0)
 		return true;
 	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
@@ -374,7 +396,6 @@ void sampler_after_fork_child(struct sampler_thread *self)
 	self->waits_judged = self->waits;
 	self->periods_unjudged = 0;
 	cct_fini(&self->cct);
-	cct_init(&self->cct);
 	sampler_arm(self);
 }
 
@@ -400,20 +421,6 @@ static void note_sync_routines(void)
 		sampler.sync[sampler.n_sync].end = end;
 		sampler.n_sync++;
 	}
-}
-
-static void note_own_module(void)
-{
-	Dl_info info;
-	uintptr_t offset;
-
-	/* Only a shared library of its own can be told apart from the
-	 * program's code. */
-	if (dladdr((void *)sampler_start, &info) && info.dli_fname &&
-	    strstr(info.dli_fname, ".so") &&
-	    modules_find((uintptr_t)sampler_start, &sampler.own_module,
-			 &offset))
-		sampler.own_module_known = true;
 }
 
 /* Is a debugger (or strace, ...) attached?  It would take our SIGTRAPs
@@ -506,7 +513,8 @@ static bool take_signals(const struct sampler_config *config)
 
 void sampler_start(const struct sampler_config *config)
 {
-	modules_init();
+	if (config->objects_now)
+		sampler_modules(false);
 	sampler.hz = config->hz;
 	sampler.wall = config->wall;
 	sampler.open_regions = config->open_regions;
@@ -520,7 +528,6 @@ void sampler_start(const struct sampler_config *config)
 	if (!__libc_single_threaded && !sampler_unwinder())
 		return;
 	note_sync_routines();
-	note_own_module();
 	if (!take_signals(config)) {
 		sampler.configured = false;
 		return;

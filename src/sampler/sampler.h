@@ -68,11 +68,14 @@ struct sampler_thread {
 	uint64_t handler_ticks; /* time spent in the handler */
 	uint64_t handed_ticks;  /* of it, what exclude_ticks took */
 	uint64_t cpu_ns;        /* CPU time used, once the thread has ended */
-	struct cct cct;
 	/* The creation context, then a thread-start step: the start of
 	 * every path of this thread. */
 	unsigned context_len;
 	struct cct_step context[SAMPLER_CONTEXT_MAX];
+	/* Last: ten kilobytes that a thread never sampled does not touch
+	 * (a thread's start then touches one page of its state, not
+	 * three). */
+	struct cct cct;
 };
 
 /* A region open in a thread, and the stack pointer of the frame that
@@ -92,6 +95,11 @@ struct sampler_config {
 	 * @perf_timer: the task clock at any rate. */
 	bool tick_timer, perf_timer;
 	int toggle_signal;  /* turns sampling off and on; 0: none */
+	/* Take the table of loaded objects now, not at the first sample: a
+	 * program that opens regions may name them after its functions
+	 * (built by trms cc) and write its profile where the table cannot
+	 * be taken (at _exit, in a fatal signal's handler). */
+	bool objects_now;
 	/* The regions open in the thread whose owner is @owner, outermost
 	 * first, at most @max.  Called from the sample handler, in that
 	 * thread (or in the thread itself for sampler_capture_context):
@@ -106,7 +114,9 @@ struct sampler_config {
 	bool (*exclude_ticks)(void *owner, uint64_t ticks);
 };
 
-/* Set up (modules, unwinder, signal, timers' kind); arms no thread. */
+/* Set up (signal, timers' kind; the table of loaded objects and the
+ * unwinder at the first sample, or before a second thread starts); arms
+ * no thread. */
 void sampler_start(const struct sampler_config *config);
 
 /* Sampling was asked for and set up. */

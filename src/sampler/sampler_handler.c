@@ -165,9 +165,11 @@ static void take_sample(struct sampler_thread *s, void *uctx,
 		return;
 	}
 	/* The first sample of a process that has kept to one thread sets
-	 * libunwind up (see sampler_capture_context for the others). */
-	if (!unwind_ready() &&
-	    (!__libc_single_threaded || unwind_prepare(true) != 0)) {
+	 * libunwind up and takes the table of loaded objects (see
+	 * sampler_capture_context for the others). */
+	if ((!unwind_ready() &&
+	     (!__libc_single_threaded || unwind_prepare(true) != 0)) ||
+	    !sampler_modules(true)) {
 		drop(s, DROP_UNWIND, periods);
 		return;
 	}

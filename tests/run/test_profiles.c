@@ -263,7 +263,8 @@ END_TEST
 
 static void limit_file_size(void)
 {
-	struct rlimit limit = { 1000, RLIM_INFINITY };
+	/* Smaller than any profile: the header alone is longer. */
+	struct rlimit limit = { 100, RLIM_INFINITY };
 
 	setrlimit(RLIMIT_FSIZE, &limit);
 }
@@ -318,6 +319,53 @@ START_TEST(wall_clock_rate_delivered)
 }
 END_TEST
 
+/* In the profile @name (in the scratch directory): the number of objects
+ * listed, the samples taken and those dropped as not unwound. */
+static void objects_and_samples(const char *name, long *objects,
+				long *samples, long *unwound_not)
+{
+	char path[512], line[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", scratch, name);
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "no %s", path);
+	*objects = 0;
+	*samples = *unwound_not = -1;
+	while (fgets(line, sizeof(line), f)) {
+		*objects += !strncmp(line, "module ", 7);
+		sscanf(line, "meta samples %ld", samples);
+		sscanf(line, "meta samples_dropped_unwind %ld", unwound_not);
+	}
+	fclose(f);
+}
+
+/* The table of loaded objects is taken at the first sample, in the
+ * handler, not at start: a process never sampled lists none, and one
+ * sampled loses no sample to it. */
+START_TEST(objects_taken_at_the_first_sample)
+{
+	struct spawn_result b;
+	long objects, samples, unwound_not;
+
+	start_run(&b, NULL, "--all", "-o", "idle.trms", "--", "/bin/true",
+		  NULL);
+	ck_assert_int_eq(finish(&b, 10000), 0);
+	objects_and_samples("idle.trms", &objects, &samples, &unwound_not);
+	ck_assert_int_eq(samples, 0);
+	ck_assert_int_eq(objects, 0);
+	spawn_free(&b);
+	/* A shell counting for some 0.2 s of CPU time, on one thread. */
+	start_run(&b, NULL, "-o", "busy.trms", "--", "/bin/sh", "-c",
+		  "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done", NULL);
+	ck_assert_int_eq(finish(&b, 60000), 0);
+	objects_and_samples("busy.trms", &objects, &samples, &unwound_not);
+	ck_assert_msg(samples >= 5, "%ld samples", samples);
+	ck_assert_int_eq(unwound_not, 0);
+	ck_assert_msg(objects >= 3, "%ld objects", objects);
+	spawn_free(&b);
+}
+END_TEST
+
 /* ---- privileges (root only) ---- */
 
 /* A child that becomes nobody after fork: its profile is handed to trms
@@ -355,6 +403,7 @@ void add_profile_tests(TCase *tc)
 	tcase_add_test(tc, killed_while_writing_leaves_nothing);
 	tcase_add_test(tc, file_size_limit_of_trms_run);
 	tcase_add_test(tc, wall_clock_rate_delivered);
+	tcase_add_test(tc, objects_taken_at_the_first_sample);
 }
 
 void add_privilege_tests(TCase *tc)
