@@ -19,9 +19,10 @@
 // checks); and before every other pass it puts the user's setting back,
 // so that no global gets a redzone or a registration call (the globals'
 // instrumentation is decided when they are written out, outside the
-// pass).  Automatic variables of the function itself stay out, as they
-// do with Clang's plugin only when kept in registers: their accesses are
-// the activation's own.
+// pass).  The function's own variables whose address is taken (handed to
+// another thread, say) are checked by the pass only when the stack is
+// sanitized for use after scope: the plugin says so to that pass alone
+// too.  Those kept in registers stay out, as with Clang's plugin.
 //
 // Written against GCC 12's plugin API (gcc-12-plugin-dev).
 
@@ -39,7 +40,9 @@ int plugin_is_GPL_compatible;
 
 namespace {
 
-int user_asan_globals;
+// The user's settings, put back around every pass but the sanitizer's.
+int user_asan_globals, user_asan_stack, user_asan_allocas;
+int user_use_after_scope;
 
 bool is_sanitizer_pass(const opt_pass *pass)
 {
@@ -52,6 +55,16 @@ void before_pass(void *gcc_data, void *)
 	bool sanitizer = is_sanitizer_pass(static_cast<opt_pass *>(gcc_data));
 
 	global_options.x_param_asan_globals = sanitizer ? 1 : user_asan_globals;
+	// Locals: the pass checks a function's own variable whose address
+	// is taken only when the stack is sanitized for use after scope.
+	// The stack's redzones and scope marks are laid out by other passes
+	// (gimplification, expansion), which see the user's setting; in
+	// this one, alloca's redzones are kept off.
+	global_options.x_param_asan_stack = sanitizer ? 1 : user_asan_stack;
+	global_options.x_param_asan_protect_allocas =
+		sanitizer ? 0 : user_asan_allocas;
+	global_options.x_flag_sanitize_address_use_after_scope =
+		sanitizer ? 1 : user_use_after_scope;
 	if (!sanitizer)
 		return;
 	varpool_node *v;
@@ -67,6 +80,10 @@ int plugin_init(struct plugin_name_args *info,
 	if (!plugin_default_version_check(version, &gcc_version))
 		return 1;
 	user_asan_globals = global_options.x_param_asan_globals;
+	user_asan_stack = global_options.x_param_asan_stack;
+	user_asan_allocas = global_options.x_param_asan_protect_allocas;
+	user_use_after_scope =
+		global_options.x_flag_sanitize_address_use_after_scope;
 	register_callback(info->base_name, PLUGIN_PASS_EXECUTION, before_pass,
 			  nullptr);
 	return 0;
