@@ -35,6 +35,7 @@
 #include <urcu/list.h>
 
 #include "cells.h"
+#include "owners.h"
 #include "shadow.h"
 #include "stamp.h"
 
@@ -86,6 +87,10 @@ struct engine {
 	_Atomic uint64_t g; /* the global write clock */
 	struct shadow_pool pool;
 	struct shadow_map wts;
+	/* Which threads touched each chunk: a write where its thread is
+	 * the only one takes the thread's current stamp (owners.h). */
+	struct owners owners;
+	atomic_uint owner_ids; /* given out so far */
 
 	pthread_mutex_t threads_lock; /* guards threads */
 	struct cds_list_head threads;
@@ -171,6 +176,8 @@ struct engine_thread {
 	struct shadow_cache wts_cache;
 	struct cds_list_head link;
 	struct engine_fast fast;
+	uint32_t owner_id; /* the thread's number in the engine's owners */
+	struct owners_memo owned; /* its last owner word looked up */
 };
 
 /* See struct engine's fast_on; set before the threads that matter
@@ -178,6 +185,19 @@ struct engine_thread {
 static inline void engine_set_fast(struct engine *e, bool on)
 {
 	atomic_store_explicit(&e->fast_on, on, memory_order_release);
+}
+
+/* Before the process's second thread starts (normal context): lets the
+ * writes of threads alone in their memory skip a full fence each
+ * (owners.h).  Only while the process has one thread: a writer that
+ * skipped its fence must never meet a newcomer that did not fence it. */
+static inline void engine_prepare_threads(struct engine *e)
+{
+	const volatile char *single =
+		atomic_load_explicit(&e->single_writer, memory_order_relaxed);
+
+	if (single && *single)
+		owners_prepare(&e->owners);
 }
 
 /* See struct engine's single_writer. */
@@ -295,7 +315,8 @@ static inline void engine_set_cost_start(struct engine_thread *t,
 static inline size_t engine_shadow_bytes(struct engine *e)
 {
 	return atomic_load_explicit(&e->pool.bytes_in_use,
-				    memory_order_relaxed);
+				    memory_order_relaxed) +
+	       atomic_load_explicit(&e->owners.bytes, memory_order_relaxed);
 }
 
 static inline unsigned long engine_renumber_count(struct engine *e)

@@ -76,6 +76,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	record->origin.path_len = sampler_capture_context(
 		&creator->sampler, record->origin.path, SAMPLER_CONTEXT_MAX - 1);
 	record->origin.ordinal = thread_reserve_ordinal();
+	engine_prepare_threads(&runtime.engine);
 	call_leave(creator);
 	rc = create(thread, attr, trms_thread_trampoline, record);
 	if (rc)

@@ -120,6 +120,13 @@ static inline void shadow_cache_put(struct shadow_cache *c, uintptr_t index,
 	c->chunk[0] = chunk;
 }
 
+/* Does @c hold chunk @index? */
+static inline bool shadow_cache_holds(const struct shadow_cache *c,
+				      uintptr_t index)
+{
+	return c->index[0] == index || c->index[1] == index;
+}
+
 /* The chunk @index if @c holds it (then first), else NULL. */
 static inline stamp_t *shadow_cache_peek(struct shadow_cache *c,
 					 uintptr_t index)

@@ -43,11 +43,14 @@ int engine_init(struct engine *e, const struct engine_config *config)
 	atomic_init(&e->renumbers, 0);
 	atomic_init(&e->exhausted, false);
 	atomic_init(&e->single_writer, NULL);
+	owners_init(&e->owners);
+	atomic_init(&e->owner_ids, 0);
 	return 0;
 }
 
 void engine_fini(struct engine *e)
 {
+	owners_fini(&e->owners);
 	shadow_map_fini(&e->wts);
 	shadow_pool_fini(&e->pool);
 	pthread_mutex_destroy(&e->threads_lock);
@@ -81,6 +84,10 @@ int engine_thread_init(struct engine *e, struct engine_thread *t)
 	 * every real stamp is above it. */
 	t->now = 1;
 	fast_reset(&t->fast);
+	/* (Past 2^32 - 2 threads, a thread is never alone.) */
+	uint32_t id = atomic_fetch_add_explicit(&e->owner_ids, 1,
+						memory_order_relaxed) + 1;
+	t->owner_id = id && id < OWNERS_SHARED ? id : OWNERS_SHARED;
 	pthread_mutex_lock(&e->threads_lock);
 	cds_list_add_tail(&t->link, &e->threads);
 	pthread_mutex_unlock(&e->threads_lock);
@@ -421,6 +428,18 @@ void engine_read_cells(struct engine_thread *t, stamp_t *ts,
 	t->now = now;
 }
 
+/* @t's own stamps of the @n cells from @offset of chunk @index, which it
+ * claims (owners.h) each time the chunk comes back into its cache: before
+ * it reads or writes the chunk's write stamps. */
+static stamp_t *own_run(struct engine_thread *t, uintptr_t index,
+			size_t offset, size_t n)
+{
+	if (!shadow_cache_holds(&t->ts_cache, index))
+		owners_claim(&t->engine->owners, &t->owned, index,
+			     t->owner_id);
+	return shadow_get_cached_run(&t->ts, &t->ts_cache, index, offset, n,
+				     &t->slow_ticks);
+}
 
 static void read_run(struct engine_thread *t, stamp_t *ts,
 		     const stamp_t *wts, size_t n)
@@ -488,8 +507,7 @@ static int read_untraced(struct engine_thread *t, uintptr_t addr,
 	if (rc)
 		return rc;
 	while (cursor_next(&c, &index, &offset, &n)) {
-		stamp_t *ts = shadow_get_cached_run(&t->ts, &t->ts_cache, index,
-						    offset, n, &t->slow_ticks);
+		stamp_t *ts = own_run(t, index, offset, n);
 		if (!ts) {
 			rc = -ENOMEM;
 			break;
@@ -523,19 +541,19 @@ static int write_runs(struct engine_thread *t, uintptr_t addr, size_t size,
 		t->now = s;
 	cursor_init(&c, e, addr, size);
 	while (cursor_next(&c, &index, &offset, &n)) {
+		/* (The thread's own first: claimed before it writes the
+		 * chunk's write stamps, see owners.h.) */
+		stamp_t *ts = by_kernel ? NULL : own_run(t, index, offset, n);
+		if (!by_kernel && !ts)
+			return -ENOMEM;
 		stamp_t *wts = shadow_get_cached_run(&e->wts, &t->wts_cache,
 						     index, offset, n,
 						     &t->slow_ticks);
 		if (!wts)
 			return -ENOMEM;
 		cells_fill_shared(wts + offset, n, written);
-		if (by_kernel)
-			continue;
-		stamp_t *ts = shadow_get_cached_run(&t->ts, &t->ts_cache, index,
-						    offset, n, &t->slow_ticks);
-		if (!ts)
-			return -ENOMEM;
-		cells_fill(ts + offset, n, s);
+		if (ts)
+			cells_fill(ts + offset, n, s);
 	}
 	return 0;
 }
@@ -554,10 +572,40 @@ static bool write_at_now(const struct engine_thread *t, bool by_kernel)
 	return !by_kernel && single && *single && (t->now & e->g_mask) != 0;
 }
 
+/* The chunk of [@addr, @addr + @size) if it lies in one that no thread
+ * but @t has touched (owners.h), else UINTPTR_MAX.  As for write_at_now,
+ * not before @t's stamps have a write clock value above 0. */
+static uintptr_t write_alone(struct engine_thread *t, uintptr_t addr,
+			     size_t size, bool by_kernel)
+{
+	uintptr_t index = addr >> SHADOW_CHUNK_ADDR_BITS;
+
+	if (by_kernel || !(t->now & t->engine->g_mask) ||
+	    (addr + size - 1) >> SHADOW_CHUNK_ADDR_BITS != index ||
+	    !owners_claim(&t->engine->owners, &t->owned, index,
+			     t->owner_id))
+		return UINTPTR_MAX;
+	return index;
+}
+
+/* A fresh value of the write clock into *@s, inside the operation (begun
+ * again if a renumbering had to end it). */
+static int fresh_stamp(struct engine_thread *t, stamp_t *s)
+{
+	uint64_t g;
+	int rc = take_g_or_renumber(t->engine, &g);
+
+	if (rc == 1) /* renumbered, out of the operation: again */
+		rc = op_begin_access(t, &g);
+	if (!rc)
+		*s = stamp_from_g(&t->engine->stamps, g);
+	return rc;
+}
+
 static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
 			bool by_kernel)
 {
-	uint64_t g;
+	uintptr_t alone = UINTPTR_MAX;
 	stamp_t s;
 	int rc;
 
@@ -570,18 +618,21 @@ static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
 	rc = op_begin_access(t, NULL);
 	if (rc)
 		return rc;
-	if (write_at_now(t, by_kernel)) {
+	if (write_at_now(t, by_kernel) ||
+	    (alone = write_alone(t, addr, size, by_kernel)) != UINTPTR_MAX)
 		s = t->now;
-	} else {
-		rc = take_g_or_renumber(t->engine, &g);
-		if (rc == 1) /* renumbered, out of the operation: again */
-			rc = op_begin_access(t, &g);
-		if (rc)
-			return rc;
-		s = stamp_from_g(&t->engine->stamps, g);
-	}
+	else if ((rc = fresh_stamp(t, &s)))
+		return rc;
 	t->fast.top = ENGINE_FAST_OFF;
 	rc = write_runs(t, addr, size, s, by_kernel);
+	/* Another thread came to the chunk meanwhile, and may have read
+	 * the cells before this write's stamps: stamped again, fresh. */
+	if (!rc && alone != UINTPTR_MAX &&
+	    !owners_still_alone(&t->engine->owners, &t->owned, t->owner_id)) {
+		if ((rc = fresh_stamp(t, &s)))
+			return rc;
+		rc = write_runs(t, addr, size, s, by_kernel);
+	}
 	op_end();
 	return rc;
 }
@@ -626,6 +677,8 @@ void engine_fast_refresh(struct engine_thread *t, uintptr_t addr)
 	if (!t->unstamped && addr < SHADOW_ADDR_LIMIT) {
 		struct engine_fast_slot *s =
 			&f->slot[chunk & (ENGINE_FAST_SLOTS - 1)];
+		if (!shadow_cache_holds(&t->ts_cache, chunk))
+			owners_claim(&e->owners, &t->owned, chunk, t->owner_id);
 		stamp_t *own = shadow_get_cached(&t->ts, &t->ts_cache, chunk,
 						 true, &t->slow_ticks);
 		stamp_t *wts = shadow_get_cached(&e->wts, &t->wts_cache, chunk,

@@ -14,8 +14,9 @@ import sys
 # files the design card keeps at the top of src/).
 FOLDER_LAYER = {'base': 0, 'format': 2, 'sampler': 2, 'output': 4}
 TOP_LAYER = {
-    # the engine: stamps, cells, shadow memory, renumbering, tuples, names
-    'stamp': 1, 'cells': 1, 'shadow': 1, 'engine': 1, 'trms': 1,
+    # the engine: stamps, cells, shadow memory, who touched which chunk,
+    # renumbering, tuples, names
+    'stamp': 1, 'cells': 1, 'shadow': 1, 'owners': 1, 'engine': 1, 'trms': 1,
     'renumber': 1, 'profile': 1, 'region': 1, 'cost': 1,
     'function_cache': 1, 'engine_fast': 1,
     # each thread's state, and the process's

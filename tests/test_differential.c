@@ -232,9 +232,12 @@ START_TEST(single_writer_write_then_renumbered)
 	struct trace t;
 	unsigned long r = 0;
 
+	/* (Thread 10 touches the chunk of the writes that follow: shared,
+	 * they take fresh values of the write clock, which runs out.) */
 	len += (size_t)snprintf(text + len, sizeof(text) - len,
 				"17 write 0x100000 4\n17 call r0\n17 call r2\n"
-				"17 write 0x100010 4\n10 read 0x100010 4\n");
+				"17 write 0x100010 4\n10 read 0x100010 4\n"
+				"10 read 0x200000 4\n");
 	for (int i = 0; i < 200; i++)
 		len += (size_t)snprintf(text + len, sizeof(text) - len,
 					"17 write %d 4\n", 0x200000 + 4 * i);
@@ -244,6 +247,29 @@ START_TEST(single_writer_write_then_renumbered)
 	check_trace(&t, 4, 8, SINGLE_WRITER, 0, &r);
 	ck_assert_uint_gt(r, 0);
 	check_trace(&t, 4, 8, FAST, 0, &r);
+	trace_free(&t);
+}
+END_TEST
+
+/* A thread writes a cell no other thread has touched yet (at its current
+ * stamp: owners.h), a second thread reads it, the first writes it again
+ * (now the chunk is shared: a fresh stamp) and the second reads it again:
+ * both reads are induced.  And the same with the first thread writing a
+ * cell of a chunk only it touched while the second reads cells nearby,
+ * of the same chunk, for the first time. */
+START_TEST(write_alone_then_shared)
+{
+	struct trace t;
+	unsigned long r = 0;
+
+	trace_from_text(&t, "1 call r0\n1 write 0x100000 4\n"
+			    "1 write 0x100004 4\n2 call r1\n"
+			    "2 read 0x100000 4\n1 write 0x100000 4\n"
+			    "2 read 0x100000 4\n2 read 0x100004 4\n"
+			    "1 write 0x100004 4\n2 read 0x100004 4\n"
+			    "2 return\n1 return\n");
+	for (enum mode m = PLAIN; m <= SINGLE_WRITER; m++)
+		check_trace(&t, 4, 0, m, 0, &r);
 	trace_free(&t);
 }
 END_TEST
@@ -283,6 +309,7 @@ static Suite *differential_suite(void)
 		return s;
 	}
 	tcase_add_test(tc, single_writer_write_then_renumbered);
+	tcase_add_test(tc, write_alone_then_shared);
 	tcase_add_test(tc, random_small_traces);
 	tcase_add_test(tc, random_traces_tiny_stamps);
 	tcase_add_test(tc, random_traces_single_writer);

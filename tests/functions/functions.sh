@@ -13,7 +13,8 @@
 #    quadratic in its input (K = 1; HIGH with GCC), addword not; and
 #    examples/prodcons.c the same way (Clang): the consumer's input all
 #    made by the producer, trms 504 where rms is 5;
-#    and fn_threads.c, threads handing each other data;
+#    and fn_threads.c, threads handing each other data; fn_handoff.c,
+#    the same running at once, with exact counts;
 #  - fn_exit.c, ended by _exit: its functions named by trms report;
 #  - fn_deep.c: a recursion a million deep, every activation's trms as
 #    the source derives it;
@@ -311,6 +312,21 @@ for cc in gcc clang; do
 	for run in 1 2 3; do
 		traced "threads-$cc-$run" 4 "$work/threads-$cc" >/dev/null
 	done
+
+	# Memory one thread wrote alone, then read by another, the two
+	# running at once (not traced): exact counts all the same.
+	TRMS_CC=$cc "$trms" cc --trms-full -O2 -pthread \
+		-o "$work/handoff-$cc" "$src/fn_handoff.c" ||
+		{ fail "$cc: fn_handoff.c"; continue; }
+	TRMS_COST=events TRMS_GRANULARITY=4 TRMS_SAMPLE_HZ=0 \
+		TRMS_OUTPUT="$work/handoff-$cc.trms" "$work/handoff-$cc" \
+		>"$work/handoff-$cc.out" || fail "$cc: fn_handoff run"
+	expect "fn_handoff output" "$(cat "$work/handoff-$cc.out")" 4003600000
+	"$trms" report --tuples "$work/handoff-$cc.trms" \
+		>"$work/handoff-$cc.tuples" || fail "$cc: report of fn_handoff"
+	program=handoff-$cc
+	expect "consume trms" "$(tuples consume trms)" "20000 20 400000 0"
+	expect "consume rms" "$(tuples consume rms)" "20000 20 400000 0"
 done
 [ "$checked" -gt 0 ] || fail "no compiler to test with"
 finish "functions as regions, with $checked compiler(s)"
