@@ -200,6 +200,12 @@ static inline void engine_prepare_threads(struct engine *e)
 		owners_prepare(&e->owners);
 }
 
+/* In the child of a fork (see owners_after_fork_child). */
+static inline void engine_after_fork_child(struct engine *e)
+{
+	owners_after_fork_child(&e->owners);
+}
+
 /* See struct engine's single_writer. */
 static inline void engine_set_single_writer(struct engine *e,
 					    const volatile char *flag)

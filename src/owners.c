@@ -78,6 +78,12 @@ void owners_prepare(struct owners *o)
 				      memory_order_seq_cst);
 }
 
+void owners_after_fork_child(struct owners *o)
+{
+	atomic_store(&o->remote_fence, false);
+	atomic_store(&o->prepared, false);
+}
+
 /* *@slot, mapped (zeroed) and installed if it was NULL; NULL if no memory
  * could be had. */
 static void *installed(struct owners *o, owners_slot *slot, size_t bytes)

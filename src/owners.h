@@ -69,6 +69,11 @@ void owners_fini(struct owners *o);
  * the kernel has it. */
 void owners_prepare(struct owners *o);
 
+/* In the child of a fork, which has one thread: the parent's
+ * registration for membarrier need not hold in the child's new address
+ * space, so it is made again before the child's second thread. */
+void owners_after_fork_child(struct owners *o);
+
 /* Thread @thread (a number from 1 to OWNERS_SHARED; OWNERS_SHARED itself
  * for a thread never alone) touches chunk @index (address >>
  * SHADOW_CHUNK_ADDR_BITS), @memo its own.  @return true if no other

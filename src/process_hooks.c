@@ -105,6 +105,7 @@ static void after_fork_child(void)
 	runtime.pid = getpid();
 	runtime.start_realtime_ns = runtime_realtime_ns();
 	atomic_store(&runtime.finished, false);
+	engine_after_fork_child(&runtime.engine);
 	thread_after_fork_child();
 	trace_after_fork_child();
 	calibrate_after_fork_child();
