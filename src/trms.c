@@ -572,20 +572,19 @@ static bool write_at_now(const struct engine_thread *t, bool by_kernel)
 	return !by_kernel && single && *single && (t->now & e->g_mask) != 0;
 }
 
-/* The chunk of [@addr, @addr + @size) if it lies in one that no thread
- * but @t has touched (owners.h), else UINTPTR_MAX.  As for write_at_now,
- * not before @t's stamps have a write clock value above 0. */
-static uintptr_t write_alone(struct engine_thread *t, uintptr_t addr,
-			     size_t size, bool by_kernel)
+/* May @t's write of [@addr, @addr + @size) take its current stamp
+ * because it lies in a chunk that no other thread has touched (owners.h)?
+ * As for write_at_now, not before @t's stamps have a write clock value
+ * above 0. */
+static bool write_alone(struct engine_thread *t, uintptr_t addr, size_t size,
+			bool by_kernel)
 {
 	uintptr_t index = addr >> SHADOW_CHUNK_ADDR_BITS;
 
-	if (by_kernel || !(t->now & t->engine->g_mask) ||
-	    (addr + size - 1) >> SHADOW_CHUNK_ADDR_BITS != index ||
-	    !owners_claim(&t->engine->owners, &t->owned, index,
-			     t->owner_id))
-		return UINTPTR_MAX;
-	return index;
+	return !by_kernel && (t->now & t->engine->g_mask) &&
+	       (addr + size - 1) >> SHADOW_CHUNK_ADDR_BITS == index &&
+	       owners_claim(&t->engine->owners, &t->owned, index,
+			    t->owner_id);
 }
 
 /* A fresh value of the write clock into *@s, inside the operation (begun
@@ -605,7 +604,7 @@ static int fresh_stamp(struct engine_thread *t, stamp_t *s)
 static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
 			bool by_kernel)
 {
-	uintptr_t alone = UINTPTR_MAX;
+	bool alone = false;
 	stamp_t s;
 	int rc;
 
@@ -619,7 +618,7 @@ static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
 	if (rc)
 		return rc;
 	if (write_at_now(t, by_kernel) ||
-	    (alone = write_alone(t, addr, size, by_kernel)) != UINTPTR_MAX)
+	    (alone = write_alone(t, addr, size, by_kernel)))
 		s = t->now;
 	else if ((rc = fresh_stamp(t, &s)))
 		return rc;
@@ -627,7 +626,7 @@ static int write_common(struct engine_thread *t, uintptr_t addr, size_t size,
 	rc = write_runs(t, addr, size, s, by_kernel);
 	/* Another thread came to the chunk meanwhile, and may have read
 	 * the cells before this write's stamps: stamped again, fresh. */
-	if (!rc && alone != UINTPTR_MAX &&
+	if (!rc && alone &&
 	    !owners_still_alone(&t->engine->owners, &t->owned, t->owner_id)) {
 		if ((rc = fresh_stamp(t, &s)))
 			return rc;
