@@ -134,6 +134,12 @@ static void fence_everyone(struct owners *o)
 	full_fence();
 }
 
+void owners_give_up(struct owners *o)
+{
+	atomic_store_explicit(&o->failed, true, memory_order_relaxed);
+	fence_everyone(o);
+}
+
 bool owners_claim(struct owners *o, struct owners_memo *memo, uintptr_t index,
 		  uint32_t thread)
 {
@@ -143,19 +149,11 @@ bool owners_claim(struct owners *o, struct owners_memo *memo, uintptr_t index,
 				      ? memo->word
 				      : word(o, index);
 	if (!w) {
-		atomic_store_explicit(&o->failed, true, memory_order_relaxed);
-		fence_everyone(o);
+		owners_give_up(o);
 		return false;
 	}
 	memo->index = index;
 	memo->word = w;
-	if (thread == OWNERS_SHARED) {
-		if (atomic_exchange_explicit(w, OWNERS_SHARED,
-					     memory_order_seq_cst) !=
-		    OWNERS_SHARED)
-			fence_everyone(o);
-		return false;
-	}
 	uint32_t now = atomic_load_explicit(w, memory_order_relaxed);
 	for (;;) {
 		if (now == thread)

@@ -47,8 +47,8 @@ struct owners {
 	 * (_Atomic uint32_t). */
 	_Atomic(void *) primary;
 	atomic_size_t bytes; /* mapped for the tables */
-	/* A claim found no memory for its word: from then on no chunk is
-	 * anyone's alone (the words no longer tell who touched what). */
+	/* Given up (owners_give_up): from then on no chunk is anyone's
+	 * alone (the words no longer tell who touched what). */
 	atomic_bool failed;
 	/* The newcomer fences every thread (membarrier): writers need not. */
 	atomic_bool remote_fence;
@@ -74,8 +74,12 @@ void owners_prepare(struct owners *o);
  * space, so it is made again before the child's second thread. */
 void owners_after_fork_child(struct owners *o);
 
-/* Thread @thread (a number from 1 to OWNERS_SHARED; OWNERS_SHARED itself
- * for a thread never alone) touches chunk @index (address >>
+/* No chunk is anyone's alone from now on: a claim found no memory for its
+ * word, or thread numbers ran out.  (A full fence is made, as for a chunk
+ * made shared.) */
+void owners_give_up(struct owners *o);
+
+/* Thread @thread (a number from 1 to OWNERS_SHARED - 1) touches chunk @index (address >>
  * SHADOW_CHUNK_ADDR_BITS), @memo its own.  @return true if no other
  * thread ever did; false if another did (the chunk is then marked so, and
  * the fence made) or no memory could be had. */

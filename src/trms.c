@@ -84,10 +84,10 @@ int engine_thread_init(struct engine *e, struct engine_thread *t)
 	 * every real stamp is above it. */
 	t->now = 1;
 	fast_reset(&t->fast);
-	/* (Past 2^32 - 2 threads, a thread is never alone.) */
-	uint32_t id = atomic_fetch_add_explicit(&e->owner_ids, 1,
+	t->owner_id = atomic_fetch_add_explicit(&e->owner_ids, 1,
 						memory_order_relaxed) + 1;
-	t->owner_id = id && id < OWNERS_SHARED ? id : OWNERS_SHARED;
+	if (!t->owner_id || t->owner_id == OWNERS_SHARED)
+		owners_give_up(&e->owners); /* past 2^32 - 2 threads */
 	pthread_mutex_lock(&e->threads_lock);
 	cds_list_add_tail(&t->link, &e->threads);
 	pthread_mutex_unlock(&e->threads_lock);
@@ -428,15 +428,21 @@ void engine_read_cells(struct engine_thread *t, stamp_t *ts,
 	t->now = now;
 }
 
-/* @t's own stamps of the @n cells from @offset of chunk @index, which it
- * claims (owners.h) each time the chunk comes back into its cache: before
+/* @t is about to look up its own stamps of chunk @index: it claims the
+ * chunk (owners.h) each time the chunk comes back into its cache, before
  * it reads or writes the chunk's write stamps. */
-static stamp_t *own_run(struct engine_thread *t, uintptr_t index,
-			size_t offset, size_t n)
+static inline void claim_on_miss(struct engine_thread *t, uintptr_t index)
 {
 	if (!shadow_cache_holds(&t->ts_cache, index))
 		owners_claim(&t->engine->owners, &t->owned, index,
 			     t->owner_id);
+}
+
+/* @t's own stamps of the @n cells from @offset of chunk @index, claimed. */
+static stamp_t *own_run(struct engine_thread *t, uintptr_t index,
+			size_t offset, size_t n)
+{
+	claim_on_miss(t, index);
 	return shadow_get_cached_run(&t->ts, &t->ts_cache, index, offset, n,
 				     &t->slow_ticks);
 }
@@ -676,8 +682,7 @@ void engine_fast_refresh(struct engine_thread *t, uintptr_t addr)
 	if (!t->unstamped && addr < SHADOW_ADDR_LIMIT) {
 		struct engine_fast_slot *s =
 			&f->slot[chunk & (ENGINE_FAST_SLOTS - 1)];
-		if (!shadow_cache_holds(&t->ts_cache, chunk))
-			owners_claim(&e->owners, &t->owned, chunk, t->owner_id);
+		claim_on_miss(t, chunk);
 		stamp_t *own = shadow_get_cached(&t->ts, &t->ts_cache, chunk,
 						 true, &t->slow_ticks);
 		stamp_t *wts = shadow_get_cached(&e->wts, &t->wts_cache, chunk,

@@ -45,6 +45,7 @@ static atomic_uint n_records;
 static char *path_arena;
 static size_t path_used;
 static _Atomic(struct snapshot *) current;
+static atomic_uint library = UINT32_MAX; /* see modules_library */
 
 /*
  * Replaced snapshots are freed once no search can be using them.  A
@@ -208,6 +209,9 @@ static int count_objects(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+static bool find_in(const struct snapshot *snap, uintptr_t ip, uint32_t *id,
+		    uintptr_t *offset);
+
 /* Take the table (under lock). */
 static void take(void)
 {
@@ -257,6 +261,12 @@ static void take(void)
 		retired = old;
 	}
 	free_retired();
+	uint32_t id;
+	uintptr_t offset;
+	if (atomic_load_explicit(&library, memory_order_relaxed) == UINT32_MAX &&
+	    find_in(snap, (uintptr_t)modules_library, &id, &offset) &&
+	    !records[id].program)
+		atomic_store_explicit(&library, id, memory_order_release);
 }
 
 void modules_refresh(void)
@@ -299,6 +309,11 @@ static bool find_in(const struct snapshot *snap, uintptr_t ip, uint32_t *id,
 	*id = snap->range[lo].id;
 	*offset = ip - snap->range[lo].base;
 	return true;
+}
+
+uint32_t modules_library(void)
+{
+	return atomic_load_explicit(&library, memory_order_acquire);
 }
 
 bool modules_find(uintptr_t ip, uint32_t *id, uintptr_t *offset)

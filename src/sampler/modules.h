@@ -42,6 +42,12 @@ bool modules_ready(bool in_handler);
 /* Take the table again (after dlopen or dlclose). */
 void modules_refresh(void);
 
+/* The number of the object that holds this library's own code, once a
+ * table is taken, if that object is a shared library of its own (one
+ * linked into the program cannot be told apart from the program's code);
+ * else UINT32_MAX.  Async-signal-safe. */
+uint32_t modules_library(void);
+
 /* The module containing code address @ip and the offset of @ip in it
  * (ELF address); async-signal-safe.  @return false if no module holds it. */
 bool modules_find(uintptr_t ip, uint32_t *id, uintptr_t *offset);

@@ -160,37 +160,15 @@ void sampler_thread_stop(struct sampler_thread *s)
 	__atomic_store_n(&s->cpu_ns, cpu_ns ? cpu_ns : 1, __ATOMIC_RELAXED);
 }
 
-/* Not at start: most processes never take a sample, and taking the table
- * maps and touches memory in page tables of its own (0.2 ms of a
- * /bin/true on a virtual machine whose page faults are slow). */
-static void note_own_module(void)
-{
-	uint32_t id, count;
-	uintptr_t offset;
-
-	if (modules_find((uintptr_t)sampler_start, &id, &offset) &&
-	    !modules_all(&count)[id].program) {
-		sampler.own_module = id;
-		sampler.own_module_known = true;
-	}
-}
-
-bool sampler_modules(bool in_handler)
-{
-	if (__atomic_load_n(&sampler.modules_noted, __ATOMIC_ACQUIRE))
-		return true;
-	if (!modules_ready(in_handler))
-		return false;
-	note_own_module();
-	__atomic_store_n(&sampler.modules_noted, true, __ATOMIC_RELEASE);
-	return true;
-}
-
 bool sampler_unwinder(void)
 {
 	static bool said;
 
-	sampler_modules(false);
+	/* (Not at start: most processes never take a sample, and taking
+	 * the table of objects maps and touches memory in page tables of
+	 * its own, 0.2 ms of a /bin/true on a virtual machine whose page
+	 * faults are slow.) */
+	modules_ready(false);
 	if (unwind_prepare(false) == 0)
 		return true;
 	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
@@ -514,7 +492,7 @@ static bool take_signals(const struct sampler_config *config)
 void sampler_start(const struct sampler_config *config)
 {
 	if (config->objects_now)
-		sampler_modules(false);
+		modules_ready(false);
 	sampler.hz = config->hz;
 	sampler.wall = config->wall;
 	sampler.open_regions = config->open_regions;

@@ -45,9 +45,11 @@ static bool in_own_module(const struct modules_view *view, uintptr_t ip)
 	uint32_t module;
 	uintptr_t offset;
 
-	return sampler.own_module_known &&
+	uint32_t library = modules_library();
+
+	return library != UINT32_MAX &&
 	       modules_find_in(view, ip, &module, &offset) &&
-	       module == sampler.own_module;
+	       module == library;
 }
 
 /* The frame of @ip[0..@n) that called the library's frames nearest the
@@ -169,7 +171,7 @@ static void take_sample(struct sampler_thread *s, void *uctx,
 	 * sampler_capture_context for the others). */
 	if ((!unwind_ready() &&
 	     (!__libc_single_threaded || unwind_prepare(true) != 0)) ||
-	    !sampler_modules(true)) {
+	    !modules_ready(true)) {
 		drop(s, DROP_UNWIND, periods);
 		return;
 	}
@@ -264,7 +266,7 @@ unsigned sampler_capture(struct sampler_thread *s, struct cct_step *steps,
 	unsigned first = 0;
 	while (first < n && in_own_module(view, x->ip[first]))
 		first++;
-	if (!sampler.own_module_known)
+	if (modules_library() == UINT32_MAX)
 		first = n > 2 ? 2 : n;
 	unsigned len = build_path(s, view, x, first, n, steps, max);
 	modules_walk_end();

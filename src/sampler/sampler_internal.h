@@ -43,12 +43,6 @@ struct sampler {
 	atomic_ulong unattached;
 	struct code_range sync[16];
 	unsigned n_sync;
-	/* The library's own object (a shared library of its own only: one
-	 * linked into the program cannot be told apart from its code), once
-	 * the table of objects is taken. */
-	bool modules_noted;
-	bool own_module_known;
-	uint32_t own_module;
 	unsigned (*open_regions)(void *owner, struct sampler_region *out,
 				 unsigned max);
 	bool (*exclude_ticks)(void *owner, uint64_t ticks);
@@ -86,13 +80,8 @@ void sampler_on_sample(int sig, siginfo_t *info, void *uctx);
 void sampler_scratch_init(void);
 /* Set libunwind up, in normal context, if it is not: @return false (and
  * sampling stops, said once) if it cannot be.  Takes the table of loaded
- * objects too (sampler_modules). */
+ * objects too (modules_ready). */
 bool sampler_unwinder(void);
-/* Take the table of loaded objects if it is not taken, and note the
- * library's own among them: at the first sample (@in_handler, see
- * modules_ready) or in normal context.  @return false if there is none
- * yet. */
-bool sampler_modules(bool in_handler);
 
 unsigned sampler_capture(struct sampler_thread *s, struct cct_step *steps,
 			 unsigned max);
