@@ -44,7 +44,7 @@ EXPORT void __trms_fast_enable(unsigned abi)
 	 * checks know nothing of skipped ones), nor for code built against
 	 * another version of these structures. */
 	if (abi != INLINE_CHECKS_ABI || !runtime_active() || selection.on ||
-	    config.trace[0] || __atomic_load_n(&checks_on, __ATOMIC_RELAXED))
+	    config.tracing || __atomic_load_n(&checks_on, __ATOMIC_RELAXED))
 		return;
 	engine_set_fast(&runtime.engine, true);
 	__atomic_store_n(&checks_on, true, __ATOMIC_RELAXED);

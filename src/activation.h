@@ -23,6 +23,10 @@ void activation_calibrate(struct trms_thread *t);
  * begins).  @start: what registration_start returned. */
 static inline uint64_t registration_start(void)
 {
+	/* The first region of a program that was not expected to open
+	 * any: the cost clock is chosen before its first tick. */
+	if (!atomic_load_explicit(&runtime.record_io, memory_order_relaxed))
+		clock_init();
 	return call_timed() ? clock_ticks() : 0;
 }
 

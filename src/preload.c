@@ -52,7 +52,6 @@ static void start_once(void)
 	 * to be trusted and it must not write files for the user. */
 	if (getauxval(AT_SECURE))
 		return go_inert(NULL);
-	clock_init();
 	if (config.budget_centi && config.cost == COST_EVENTS) {
 		log_client("TRMS_BUDGET needs costs in ns (the library times "
 			   "itself only then); no budget with TRMS_COST=events: "
@@ -83,6 +82,11 @@ static void start_once(void)
 	atomic_init(&runtime.tag, 1);
 	atomic_init(&runtime.finished, false);
 	atomic_init(&runtime.record_io, annotated_scan());
+	/* The cost clock is chosen (a file read) only where costs will be
+	 * measured: now in a program that can open regions, else at the
+	 * first region (registration_start, the dlopen hook). */
+	if (atomic_load(&runtime.record_io))
+		clock_init();
 	log_debug("%s", atomic_load(&runtime.record_io)
 				? "the program can open regions: its I/O is "
 				  "recorded from the start"

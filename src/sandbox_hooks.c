@@ -54,6 +54,10 @@ static void before_sandbox(bool every_thread)
 	if (every_thread)
 		window_writer_stop(true);
 	runtime_write_profile(WRITE_EXEC);
+	/* The cost clock's choice reads a file, which the sandbox may
+	 * forbid: made now if a region may still come. */
+	if (!every_thread)
+		clock_init();
 	signal_hooks_stop();
 	thread_enter_sandbox();
 	if (every_thread) {

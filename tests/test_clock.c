@@ -4,11 +4,18 @@
  * used to spin until 10 ms had passed, in every process), and after
  * 0.2 ms of run (less than a calibration takes, so before any cost in ns
  * exists) the rate agrees with the rate measured over a longer run.
+ * The clock is chosen only when clock_init is called (CLOCK_MONOTONIC
+ * until then), once, by whichever of several threads asks first.
  */
 #define _GNU_SOURCE
 #include <check.h>
+#include <cpuid.h>
+#include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "suite_main.h"
@@ -64,12 +71,75 @@ START_TEST(error_bound_of_a_measured_rate)
 }
 END_TEST
 
+/* What the choice should be, found here independently: the TSC if the
+ * processor says it is invariant and the kernel keeps time with it. */
+static const char *expected_source(void)
+{
+	unsigned eax, ebx, ecx, edx;
+	char source[32] = "";
+
+	if (!__get_cpuid(0x80000007, &eax, &ebx, &ecx, &edx) ||
+	    !(edx & (1u << 8)))
+		return "monotonic";
+	int fd = open("/sys/devices/system/clocksource/clocksource0/"
+		      "current_clocksource",
+		      O_RDONLY);
+	if (fd < 0)
+		return "monotonic";
+	ssize_t n = read(fd, source, sizeof(source) - 1);
+	close(fd);
+	return n >= 3 && !strncmp(source, "tsc", 3) ? "tsc" : "monotonic";
+}
+
+static pthread_barrier_t together;
+
+static void *choose(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&together);
+	clock_init();
+	/* Whoever chose, the choice is made when clock_init returns. */
+	return (void *)clock_source();
+}
+
+START_TEST(chosen_once_when_asked)
+{
+	struct timespec before, after;
+
+	/* Not chosen yet: the ticks are CLOCK_MONOTONIC's nanoseconds. */
+	ck_assert_str_eq(clock_source(), "monotonic");
+	clock_gettime(CLOCK_MONOTONIC, &before);
+	uint64_t ticks = clock_ticks();
+	clock_gettime(CLOCK_MONOTONIC, &after);
+	ck_assert_uint_ge(ticks, (uint64_t)before.tv_sec * 1000000000u +
+					 (uint64_t)before.tv_nsec);
+	ck_assert_uint_le(ticks, (uint64_t)after.tv_sec * 1000000000u +
+					 (uint64_t)after.tv_nsec);
+
+	pthread_t threads[4];
+	pthread_barrier_init(&together, NULL, 4);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(pthread_create(&threads[i], NULL, choose,
+						NULL),
+				 0);
+	const char *expected = expected_source();
+	for (int i = 0; i < 4; i++) {
+		void *seen;
+		pthread_join(threads[i], &seen);
+		ck_assert_str_eq((const char *)seen, expected);
+	}
+	clock_init();
+	ck_assert_str_eq(clock_source(), expected);
+}
+END_TEST
+
 static Suite *clock_suite(void)
 {
 	Suite *s = suite_create("clock");
 	TCase *tc = tcase_create("clock");
 
 	tcase_add_test(tc, rate_without_waiting);
+	tcase_add_test(tc, chosen_once_when_asked);
 	tcase_add_test(tc, error_bound_of_a_measured_rate);
 	suite_add_tcase(s, tc);
 	return s;

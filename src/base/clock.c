@@ -79,10 +79,35 @@ void clock_pair_read(struct clock_pair *p)
 	}
 }
 
+/* 0: not chosen yet, 1: being chosen, 2: chosen. */
+static int chosen;
+/* Set while this thread chooses: a signal handler that interrupts it and
+ * asks again must not wait for itself. */
+static __thread bool choosing;
+
 void clock_init(void)
 {
-	clock_use_tsc = tsc_usable();
+	int expected = 0;
+
+	if (__atomic_load_n(&chosen, __ATOMIC_ACQUIRE) == 2 || choosing)
+		return;
+	if (!__atomic_compare_exchange_n(&chosen, &expected, 1, false,
+					 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&chosen, __ATOMIC_ACQUIRE) != 2)
+#ifdef CLOCK_HAVE_TSC
+			_mm_pause();
+#else
+			;
+#endif
+		return;
+	}
+	choosing = true;
+	bool tsc = tsc_usable();
+	/* The anchor in the chosen clock's ticks. */
+	__atomic_store_n(&clock_use_tsc, tsc, __ATOMIC_RELAXED);
 	clock_pair_read(&anchor);
+	choosing = false;
+	__atomic_store_n(&chosen, 2, __ATOMIC_RELEASE);
 }
 
 /* The TSC's rate as the processor states it, in nanoseconds per tick;
@@ -134,7 +159,7 @@ double clock_ns_per_tick(void)
 	struct clock_pair now;
 	double error;
 
-	if (!clock_use_tsc)
+	if (!__atomic_load_n(&clock_use_tsc, __ATOMIC_RELAXED))
 		return 1.0;
 	clock_pair_read(&now);
 	double measured = clock_rate_between(&anchor, &now, &error);
@@ -164,5 +189,6 @@ uint64_t clock_ticks_to_ns(uint64_t ticks)
 
 const char *clock_source(void)
 {
-	return clock_use_tsc ? "tsc" : "monotonic";
+	return __atomic_load_n(&clock_use_tsc, __ATOMIC_RELAXED) ? "tsc"
+								  : "monotonic";
 }

@@ -20,8 +20,19 @@
 #define CLOCK_HAVE_TSC 1
 #endif
 
+/* Set once, by clock_init; read with relaxed atomic loads. */
 extern bool clock_use_tsc;
 
+/*
+ * Choose the cost clock (the TSC or CLOCK_MONOTONIC) and read the pair
+ * that rates are measured from.  Once per process: later calls return at
+ * once, or wait for the thread that is choosing (a few microseconds);
+ * async-signal-safe.  It costs a file read (the kernel's clock source, in
+ * sysfs), so the library makes it only when costs will be measured: at
+ * start in a program that can open regions, else at the first region
+ * (before any tick is taken for it), and before a sandbox closes.  Until
+ * then clock_ticks reads CLOCK_MONOTONIC.
+ */
 void clock_init(void);
 
 static inline uint64_t clock_monotonic_ns(void)
@@ -35,7 +46,7 @@ static inline uint64_t clock_monotonic_ns(void)
 static inline uint64_t clock_ticks(void)
 {
 #ifdef CLOCK_HAVE_TSC
-	if (clock_use_tsc)
+	if (__atomic_load_n(&clock_use_tsc, __ATOMIC_RELAXED))
 		return __rdtsc();
 #endif
 	return clock_monotonic_ns();
@@ -47,7 +58,7 @@ static inline uint64_t clock_ticks(void)
 static inline uint64_t clock_ticks_after(void)
 {
 #ifdef CLOCK_HAVE_TSC
-	if (clock_use_tsc) {
+	if (__atomic_load_n(&clock_use_tsc, __ATOMIC_RELAXED)) {
 		unsigned aux;
 		return __rdtscp(&aux);
 	}

@@ -10,8 +10,9 @@
 #include <string.h>
 
 #include "log.h"
+#include "vm.h"
 
-struct config config;
+struct config config VM_SET_APART;
 
 
 /* @value, which may be empty, into the @cap bytes at @to.  An empty value
@@ -39,7 +40,11 @@ static int apply_output(struct config *c, const char *value)
 
 static int apply_trace(struct config *c, const char *value)
 {
-	return copy_text(c->trace, sizeof(c->trace), value);
+	int rc = copy_text(c->trace, sizeof(c->trace), value);
+
+	if (!rc)
+		c->tracing = *value != '\0';
+	return rc;
 }
 
 /* Which of the @n words @names @value is, or -1. */

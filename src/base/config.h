@@ -22,8 +22,9 @@ enum cost_unit { COST_NS, COST_EVENTS };
 enum sample_timer { SAMPLE_TIMER_AUTO, SAMPLE_TIMER_TICK, SAMPLE_TIMER_PERF };
 
 struct config {
-	/* (The path buffers last: a process that never writes a profile
-	 * then touches one page of them fewer.) */
+	/* (The path buffers last, and tracing in a flag of its own: a
+	 * process that never writes a profile or a trace then touches the
+	 * first of their pages only.) */
 	unsigned granularity;
 	enum cost_unit cost;
 	int verbose;
@@ -39,6 +40,7 @@ struct config {
 	unsigned partition_index;   /* 1..partition_count */
 	unsigned partition_count;   /* 1: no partition */
 	uint64_t interval_ns; /* TRMS_INTERVAL: 0 for no windows */
+	bool tracing;         /* TRMS_TRACE names a file (trace[0] != 0) */
 	char run_socket[256]; /* see TRMS_RUN_SOCKET (run_link.h) */
 	char output[CONFIG_PATH_MAX]; /* path template */
 	char trace[CONFIG_PATH_MAX]; /* TRMS_TRACE: "" for none */

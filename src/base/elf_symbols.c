@@ -37,53 +37,123 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The section headers of @image, checked to lie within it. */
-static const Elf64_Shdr *sections(const unsigned char *image, size_t size,
-				  size_t *count)
-{
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
+/*
+ * An ELF file opened for its symbol tables: its section headers are read,
+ * and only a table and its strings are mapped, one at a time.  (Mapping
+ * the whole file was simpler, but unmapping a large program's 32 MiB cost
+ * a millisecond and more at the exit of every sampled process.)
+ */
+struct elf_file {
+	int fd;
+	size_t size;
+	Elf64_Shdr *sh; /* vm_alloc'd */
+	size_t count, sh_bytes;
+};
 
-	if (size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > size ||
-	    eh->e_shnum > (size - eh->e_shoff) / sizeof(Elf64_Shdr))
-		return NULL;
-	*count = eh->e_shnum;
-	return (const Elf64_Shdr *)(image + eh->e_shoff);
+static void file_close(struct elf_file *f)
+{
+	if (f->sh)
+		vm_free(f->sh, f->sh_bytes);
+	close(f->fd);
 }
 
-/* The symbol table of type @type (SHT_SYMTAB or SHT_DYNSYM), copied out
- * of @image. */
-/* A symbol table of @image and its strings, checked to lie within it. */
+/* Open @path and read its section headers; -errno if it cannot be
+ * opened.  A file that is not a 64-bit ELF file with sane headers has no
+ * sections. */
+static int file_open(const char *path, struct elf_file *f)
+{
+	struct stat st;
+	Elf64_Ehdr eh;
+
+	*f = (struct elf_file){ .fd = open(path, O_RDONLY | O_CLOEXEC) };
+	if (f->fd < 0)
+		return -ENOENT;
+	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode) ||
+	    pread(f->fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh.e_shoff > (uint64_t)st.st_size ||
+	    eh.e_shnum > ((uint64_t)st.st_size - eh.e_shoff) /
+				 sizeof(Elf64_Shdr))
+		return 0;
+	f->size = (size_t)st.st_size;
+	f->count = eh.e_shnum;
+	f->sh_bytes = f->count * sizeof(Elf64_Shdr);
+	if (!f->count)
+		return 0;
+	f->sh = vm_alloc(f->sh_bytes);
+	if (!f->sh) {
+		file_close(f);
+		return -ENOMEM;
+	}
+	if (pread(f->fd, f->sh, f->sh_bytes, (off_t)eh.e_shoff) !=
+	    (ssize_t)f->sh_bytes)
+		f->count = 0;
+	return 0;
+}
+
+/* A symbol table of the file and its strings, mapped. */
 struct table {
 	const Elf64_Sym *sym;
 	size_t nsym;
 	const char *str;
 	size_t str_size;
+	void *map;
+	size_t map_bytes;
 };
 
-/* The next table of type @type (SHT_SYMTAB or SHT_DYNSYM), looking from
- * section *@next on (which it moves past it); false if there is none. */
-static bool next_table(const unsigned char *image, size_t size, unsigned type,
-		       size_t *next, struct table *t)
+static void table_unmap(struct table *t)
 {
-	size_t count;
-	const Elf64_Shdr *sh = sections(image, size, &count);
+	munmap(t->map, t->map_bytes);
+}
 
-	for (size_t i = *next; sh && i < count; i++) {
-		if (sh[i].sh_type != type || sh[i].sh_link >= count ||
-		    sh[i].sh_offset > size ||
-		    sh[i].sh_size > size - sh[i].sh_offset ||
+/* Is section @s within the file? */
+static bool in_file(const struct elf_file *f, const Elf64_Shdr *s)
+{
+	return s->sh_offset <= f->size && s->sh_size <= f->size - s->sh_offset;
+}
+
+/* The next table of type @type (SHT_SYMTAB or SHT_DYNSYM), looking from
+ * section *@next on (which it moves past it), mapped with its strings
+ * (table_unmap when done); false if there is none. */
+static bool next_table(const struct elf_file *f, unsigned type, size_t *next,
+		       struct table *t)
+{
+	const Elf64_Shdr *sh = f->sh;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t i = *next; i < f->count; i++) {
+		if (sh[i].sh_type != type || sh[i].sh_link >= f->count ||
+		    !in_file(f, &sh[i]) ||
 		    sh[i].sh_entsize != sizeof(Elf64_Sym))
 			continue;
 		const Elf64_Shdr *strtab = &sh[sh[i].sh_link];
-		if (strtab->sh_offset > size ||
-		    strtab->sh_size > size - strtab->sh_offset)
+		if (!in_file(f, strtab))
 			continue;
-		t->sym = (const Elf64_Sym *)(image + sh[i].sh_offset);
-		t->nsym = sh[i].sh_size / sizeof(Elf64_Sym);
-		t->str = (const char *)image + strtab->sh_offset;
-		t->str_size = strtab->sh_size;
+		/* One mapping over both: they are normally side by side. */
+		uint64_t from = sh[i].sh_offset < strtab->sh_offset
+					? sh[i].sh_offset
+					: strtab->sh_offset;
+		uint64_t to = sh[i].sh_offset + sh[i].sh_size;
+		if (strtab->sh_offset + strtab->sh_size > to)
+			to = strtab->sh_offset + strtab->sh_size;
+		from -= from % page;
+		if (to == from)
+			continue;
+		void *map = mmap(NULL, to - from, PROT_READ, MAP_PRIVATE,
+				 f->fd, (off_t)from);
+		if (map == MAP_FAILED)
+			continue;
+		const unsigned char *base = (const unsigned char *)map - from;
+		*t = (struct table){
+			.sym = (const Elf64_Sym *)(base + sh[i].sh_offset),
+			.nsym = sh[i].sh_size / sizeof(Elf64_Sym),
+			.str = (const char *)base + strtab->sh_offset,
+			.str_size = strtab->sh_size,
+			.map = map,
+			.map_bytes = to - from,
+		};
 		*next = i + 1;
 		return true;
 	}
@@ -99,29 +169,30 @@ static bool named_function(const struct table *t, const Elf64_Sym *sym)
 	       sym->st_shndx != SHN_UNDEF && sym->st_name < t->str_size;
 }
 
-static struct elf_symbols *read_table(const unsigned char *image, size_t size,
+static struct elf_symbols *read_table(const struct elf_file *f,
 				      unsigned type)
 {
 	struct table t;
 	size_t next = 0;
 
-	while (next_table(image, size, type, &next, &t)) {
+	while (next_table(f, type, &next, &t)) {
 		const Elf64_Sym *sym = t.sym;
-		size_t nsym = t.nsym;
-		const char *str = t.str;
 		struct elf_symbols *s = vm_alloc(sizeof(*s));
-		if (!s)
+		if (!s) {
+			table_unmap(&t);
 			return NULL;
-		s->symbols_bytes = (nsym + 1) * sizeof(struct symbol);
+		}
+		s->symbols_bytes = (t.nsym + 1) * sizeof(struct symbol);
 		s->names_bytes = t.str_size + 1;
 		s->symbols = vm_alloc(s->symbols_bytes);
 		s->names = vm_alloc(s->names_bytes);
 		if (!s->symbols || !s->names) {
 			elf_symbols_free(s);
+			table_unmap(&t);
 			return NULL;
 		}
-		memcpy(s->names, str, t.str_size);
-		for (size_t k = 0; k < nsym; k++) {
+		memcpy(s->names, t.str, t.str_size);
+		for (size_t k = 0; k < t.nsym; k++) {
 			if (!named_function(&t, &sym[k]))
 				continue;
 			s->symbols[s->n++] = (struct symbol){
@@ -129,6 +200,7 @@ static struct elf_symbols *read_table(const unsigned char *image, size_t size,
 				s->names + sym[k].st_name
 			};
 		}
+		table_unmap(&t);
 		if (!s->n) {
 			elf_symbols_free(s);
 			continue;
@@ -139,109 +211,136 @@ static struct elf_symbols *read_table(const unsigned char *image, size_t size,
 	return NULL;
 }
 
-/* The file at @path mapped read-only: its address and *@size, or NULL. */
-static const unsigned char *map_file(const char *path, size_t *size)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	void *image = MAP_FAILED;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		*size = (size_t)st.st_size;
-		image = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
-	}
-	close(fd);
-	return image == MAP_FAILED ? NULL : image;
-}
-
 struct elf_symbols *elf_symbols_load(const char *path)
 {
-	size_t size;
-	const unsigned char *image = map_file(path, &size);
+	struct elf_file f;
 	struct elf_symbols *s;
 
-	if (!image)
+	if (file_open(path, &f))
 		return NULL;
-	s = read_table(image, size, SHT_SYMTAB);
+	s = read_table(&f, SHT_SYMTAB);
 	if (!s)
-		s = read_table(image, size, SHT_DYNSYM);
-	munmap((void *)image, size);
+		s = read_table(&f, SHT_DYNSYM);
+	file_close(&f);
 	return s;
 }
 
-/* The first of the @n ascending @addrs at or after @value. */
-static size_t first_at_or_after(const uint64_t *addrs, size_t n,
-				uint64_t value)
-{
-	size_t lo = 0, hi = n;
+/*
+ * Where a symbol's start falls among the ascending addresses: a table of
+ * buckets over their span, each holding the first address at or after
+ * the bucket's own start, so that finding the first address at or after
+ * a value is a lookup and a short walk.  Every function symbol of the
+ * table goes through it (cc1 has 29,000): a binary search there cost
+ * several milliseconds a process.
+ */
+struct address_index {
+	const uint64_t *addrs;
+	size_t n;
+	unsigned shift;
+	uint32_t *first; /* per bucket */
+};
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (addrs[mid] < value)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+/* Buckets for @n addresses: about two per address. */
+static size_t index_buckets(size_t n)
+{
+	size_t b = 1;
+
+	while (b < 2 * n)
+		b <<= 1;
+	return b;
 }
+
+static void index_build(struct address_index *x, const uint64_t *addrs,
+			size_t n, uint32_t *first)
+{
+	size_t buckets = index_buckets(n);
+	uint64_t span = addrs[n - 1] - addrs[0];
+
+	x->addrs = addrs;
+	x->n = n;
+	x->first = first;
+	x->shift = 0;
+	while ((span >> x->shift) >= buckets)
+		x->shift++;
+	for (size_t b = 0, i = 0; b <= (span >> x->shift); b++) {
+		while (((addrs[i] - addrs[0]) >> x->shift) < b)
+			i++;
+		first[b] = (uint32_t)i;
+	}
+}
+
+/* The first address at or after @value (n if none). */
+static size_t index_find(const struct address_index *x, uint64_t value)
+{
+	if (value <= x->addrs[0])
+		return 0;
+	if (value > x->addrs[x->n - 1])
+		return x->n;
+	size_t i = x->first[(value - x->addrs[0]) >> x->shift];
+	while (x->addrs[i] < value)
+		i++;
+	return i;
+}
+
+/* The best candidates for an address: the symbol starting last at or
+ * before it and, of several with that start (aliases), the longest sized
+ * one and an unsized one (hand-written assembly), which is taken where
+ * no sized one contains the address. */
+struct candidate {
+	uint64_t start;
+	const Elf64_Sym *sized, *unsized;
+};
 
 /*
  * Name @addrs from table @t; false if it has no function at all.  Which
  * symbol elf_symbols_find gives an address: the one starting last at or
- * before it.  First pass: each symbol offers its start to the first
- * address at or after it, and a running maximum carries the best start
- * to the addresses after (any symbol starting at or before an address
- * offers its start to that address or to one before it).  Second pass:
- * the symbols with that start, for the run of addresses whose best it
- * is; of several (aliases), one that contains the address.
+ * before it.  One pass: each symbol offers itself to the first address at
+ * or after its start; then a running maximum carries the best offer to
+ * the addresses after (a symbol starting at or before an address offers
+ * itself to that address or to one before it).
  */
-static bool name_from_table(const struct table *t, const uint64_t *addrs,
-			    size_t n, uint64_t *best, const Elf64_Sym **chosen,
-			    elf_symbols_named *named, void *ctx)
+static bool name_from_table(const struct table *t,
+			    const struct address_index *x,
+			    struct candidate *best, elf_symbols_named *named,
+			    void *ctx)
 {
+	size_t n = x->n;
 	bool any = false;
 
-	for (size_t i = 0; i < n; i++) {
-		best[i] = 0;
-		chosen[i] = NULL;
-	}
+	memset(best, 0, n * sizeof(*best));
 	for (size_t k = 0; k < t->nsym; k++) {
 		const Elf64_Sym *sym = &t->sym[k];
 		if (!named_function(t, sym))
 			continue;
 		any = true;
-		size_t i = first_at_or_after(addrs, n, sym->st_value);
-		if (i < n && sym->st_value > best[i])
-			best[i] = sym->st_value;
+		size_t i = index_find(x, sym->st_value);
+		if (i == n || sym->st_value < best[i].start)
+			continue;
+		struct candidate *c = &best[i];
+		if (sym->st_value > c->start)
+			*c = (struct candidate){ sym->st_value, NULL, NULL };
+		if (!sym->st_size && !c->unsized)
+			c->unsized = sym;
+		else if (sym->st_size &&
+			 (!c->sized || sym->st_size > c->sized->st_size))
+			c->sized = sym;
 	}
 	if (!any)
 		return false;
 	for (size_t i = 1; i < n; i++)
-		if (best[i - 1] > best[i])
+		if (best[i - 1].start > best[i].start)
 			best[i] = best[i - 1];
-	for (size_t k = 0; k < t->nsym; k++) {
-		const Elf64_Sym *sym = &t->sym[k];
-		if (!named_function(t, sym))
-			continue;
-		uint64_t start = sym->st_value;
-		for (size_t i = first_at_or_after(addrs, n, start);
-		     i < n && best[i] == start; i++)
-			if (!chosen[i] || (chosen[i]->st_size &&
-					   addrs[i] >= start + chosen[i]->st_size))
-				chosen[i] = sym;
-	}
 	for (size_t i = 0; i < n; i++) {
-		const Elf64_Sym *sym = chosen[i];
-		if (!sym ||
-		    (sym->st_size && addrs[i] >= sym->st_value + sym->st_size))
+		const Elf64_Sym *sym = best[i].sized;
+		if (!sym || x->addrs[i] >= sym->st_value + sym->st_size)
+			sym = best[i].unsized;
+		if (!sym)
 			continue;
 		const char *name = t->str + sym->st_name;
 		/* A name must end inside its table. */
 		if (!memchr(name, '\0', t->str_size - sym->st_name))
 			continue;
-		named(ctx, i, name, addrs[i] - sym->st_value);
+		named(ctx, i, name, x->addrs[i] - sym->st_value);
 	}
 	return true;
 }
@@ -250,32 +349,38 @@ int elf_symbols_name(const char *path, const uint64_t *addrs, size_t n,
 		     elf_symbols_named *named, void *ctx)
 {
 	static const unsigned types[] = { SHT_SYMTAB, SHT_DYNSYM };
-	size_t size, scratch_bytes = n * (sizeof(uint64_t) + sizeof(void *));
-	const unsigned char *image;
+	size_t scratch_bytes = n * sizeof(struct candidate) +
+			       index_buckets(n) * sizeof(uint32_t);
+	struct elf_file f;
+	int rc;
 
 	if (!n)
 		return 0;
-	image = map_file(path, &size);
-	if (!image)
-		return -ENOENT;
-	uint64_t *best = vm_alloc(scratch_bytes);
+	if (n > UINT32_MAX)
+		return -ENOMEM;
+	rc = file_open(path, &f);
+	if (rc)
+		return rc;
+	struct candidate *best = vm_alloc(scratch_bytes);
 	if (!best) {
-		munmap((void *)image, size);
+		file_close(&f);
 		return -ENOMEM;
 	}
-	const Elf64_Sym **chosen = (const Elf64_Sym **)(best + n);
+	struct address_index x;
+	index_build(&x, addrs, n, (uint32_t *)(best + n));
 	/* The first table with a function in it, .symtab before .dynsym,
 	 * as elf_symbols_load takes it. */
 	bool done = false;
 	for (size_t k = 0; k < 2 && !done; k++) {
 		struct table t;
 		size_t next = 0;
-		while (!done && next_table(image, size, types[k], &next, &t))
-			done = name_from_table(&t, addrs, n, best, chosen,
-					       named, ctx);
+		while (!done && next_table(&f, types[k], &next, &t)) {
+			done = name_from_table(&t, &x, best, named, ctx);
+			table_unmap(&t);
+		}
 	}
 	vm_free(best, scratch_bytes);
-	munmap((void *)image, size);
+	file_close(&f);
 	return 0;
 }
 

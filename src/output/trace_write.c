@@ -87,7 +87,7 @@ static struct engine_tracer tracer = { emit, NULL };
 
 void trace_start(void)
 {
-	if (!config.trace[0])
+	if (!config.tracing)
 		return;
 	fd = open(config.trace, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 		  0644);

@@ -117,7 +117,7 @@ struct scan {
 
 /* The main program's file (under lock): not on the stack, which may be a
  * sample handler's. */
-static char exe[4096];
+static char exe[4096] VM_SET_APART;
 
 /* The record of the object at @base called @path, made if new. */
 static uint32_t record_for(uintptr_t base, const char *path, bool program,
