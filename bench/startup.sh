@@ -18,9 +18,11 @@
 #      /bin/true; done': natively, with only the commands preloaded
 #      (LD_PRELOAD set on each /bin/true), with the shell preloaded too
 #      (LD_PRELOAD exported to sh, inherited by every command), and under
-#      gperftools the same way.  LOOP_ROUNDS (default 9) interleaved
-#      rounds; the ratio is the median of each round's ratio to its
-#      native run.
+#      gperftools the same way; and a loop of 200 subshells, sh -c 'for i
+#      in $(seq 200); do ( : ); done' (a fork without an exec each, as
+#      shell scripts make them), natively and with the shell preloaded.
+#      LOOP_ROUNDS (default 9) interleaved rounds; the ratio is the median
+#      of each round's ratio to its native run.
 #   3. An autotools build of a real Debian source package, BUILD_PACKAGE
 #      (default hello: a gnulib configure script and a small make, some
 #      6,700 processes), fetched with `apt-get source` into a scratch
@@ -197,8 +199,12 @@ echo "  ($(find "$scratch/true" -name '*.trms' | wc -l) profiles written;" \
 loop='for i in $(seq 200); do /bin/true; done'
 # shellcheck disable=SC2016
 loop_each='for i in $(seq 200); do LD_PRELOAD=$PRELOAD_EACH /bin/true; done'
+# 200 forks without an exec (a subshell each), natively and preloaded:
+# what a shell script's forks pay, measured against its own native run.
+subshells='for i in $(seq 200); do ( : ); done'
 loop_variants=(native commands all)
 [ -n "$gperf" ] && loop_variants+=(gperftools)
+loop_variants+=(subshells-native subshells)
 
 loop_run() {
 	local v=$1 r=$2 out
@@ -207,6 +213,8 @@ loop_run() {
 	commands) set=(PRELOAD_EACH="$lib"); script=("$loop_each") ;;
 	all) set=(LD_PRELOAD="$lib") ;;
 	gperftools) set=(LD_PRELOAD="$gperf" CPUPROFILE="$scratch/loop/gperf.prof") ;;
+	subshells-native) script=("$subshells") ;;
+	subshells) set=(LD_PRELOAD="$lib"); script=("$subshells") ;;
 	esac
 	if ! out=$(cd "$scratch/loop" && "${clean_env[@]}" "$spawn" 1 \
 		${set[@]+"${set[@]}"} /bin/sh -c "${script[0]}" 2>"$scratch/err"); then
@@ -229,24 +237,27 @@ done
 
 echo
 echo "-- shell loop: sh -c '$loop', $loop_rounds rounds, interleaved"
-echo "   (commands: LD_PRELOAD on each /bin/true only; all: the shell preloaded too)"
-printf '  %-11s %10s %10s %10s %14s %10s\n' variant "wall (ms)" "cpu (ms)" \
+echo "   (commands: LD_PRELOAD on each /bin/true only; all: the shell preloaded too;"
+echo "   subshells: sh -c '$subshells', preloaded, against its own native run)"
+printf '  %-16s %10s %10s %10s %14s %10s\n' variant "wall (ms)" "cpu (ms)" \
 	"wall ratio" "[q1-q3]" "cpu ratio"
 for v in "${loop_variants[@]}"; do
 	read -r w _ _ < <(values "$v" "$scratch/loop.wall" | stats)
 	read -r c _ _ < <(values "$v" "$scratch/loop.cpu" | stats)
 	ws=$(awk -v x="$w" 'BEGIN { printf "%.1f", x / 1000 }')
 	cs=$(awk -v x="$c" 'BEGIN { printf "%.1f", x / 1000 }')
-	if [ "$v" = native ]; then
-		printf '  %-11s %10s %10s\n' "$v" "$ws" "$cs"
+	if [ "$v" = native ] || [ "$v" = subshells-native ]; then
+		printf '  %-16s %10s %10s\n' "$v" "$ws" "$cs"
 		continue
 	fi
-	read -r q q1 q3 < <(per_round "$v" native ratio "$scratch/loop.wall" | stats)
-	read -r qc _ _ < <(per_round "$v" native ratio "$scratch/loop.cpu" | stats)
-	printf '  %-11s %10s %10s %10s %14s %10s\n' "$v" "$ws" "$cs" \
+	base=native
+	[ "$v" = subshells ] && base=subshells-native
+	read -r q q1 q3 < <(per_round "$v" "$base" ratio "$scratch/loop.wall" | stats)
+	read -r qc _ _ < <(per_round "$v" "$base" ratio "$scratch/loop.cpu" | stats)
+	printf '  %-16s %10s %10s %10s %14s %10s\n' "$v" "$ws" "$cs" \
 		"$(fmt "$q" 2)" "[$(fmt "$q1" 2)-$(fmt "$q3" 2)]" "$(fmt "$qc" 2)"
 done
-echo "  target: at most 1.5x native"
+echo "  target: at most 1.5x native (commands)"
 echo "  (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
 
 # --- 3. an autotools build ------------------------------------------------

@@ -47,6 +47,11 @@ void profile_table_fini(struct profile_table *t)
 {
 	struct tuple_array *a = atomic_load(&t->array);
 
+	/* A table never used is left unwritten (a forked child would copy
+	 * its page for nothing). */
+	if (!a && !t->n_retired && !t->used && !t->failed && !t->dropped &&
+	    !t->slow_ticks)
+		return;
 	if (a)
 		vm_free(a, array_bytes(a->capacity));
 	for (size_t i = 0; i < t->n_retired; i++)

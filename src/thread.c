@@ -284,8 +284,7 @@ void thread_after_fork_child(void)
 	runtime.next_ordinal = 0;
 	if (!self)
 		return;
-	profile_table_fini(&self->profile);
-	profile_table_init(&self->profile);
+	profile_table_fini(&self->profile); /* and empty */
 	selection_after_fork(&self->sel);
 	atomic_store(&self->recording, &self->profile);
 	if (self->windows) {
