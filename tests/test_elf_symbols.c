@@ -99,6 +99,15 @@ START_TEST(nothing_to_name)
 	ck_assert_int_eq(elf_symbols_name("/nonexistent/x.so", &one, 0, keep,
 					  NULL),
 			 0);
+	/* Addresses out of order: refused, nothing named. */
+	uint64_t unordered[2] = { 0x2000, 0x1000 };
+	const char *self = NULL;
+	address_in((void *)compare, &self);
+	names[0] = names[1] = NULL;
+	ck_assert_int_eq(elf_symbols_name(self, unordered, 2, keep, NULL),
+			 -EINVAL);
+	ck_assert_ptr_null(names[0]);
+	ck_assert_ptr_null(names[1]);
 	names[0] = NULL;
 	/* Not ELF: nothing named, no error to report. */
 	ck_assert_int_eq(elf_symbols_name("/etc/passwd", &one, 1, keep,

@@ -83,7 +83,7 @@ void clock_pair_read(struct clock_pair *p)
 static int chosen;
 /* Set while this thread chooses: a signal handler that interrupts it and
  * asks again must not wait for itself. */
-static __thread bool choosing;
+static __thread bool choosing __attribute__((tls_model("initial-exec")));
 
 void clock_init(void)
 {

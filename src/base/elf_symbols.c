@@ -260,7 +260,7 @@ static void index_build(struct address_index *x, const uint64_t *addrs,
 	x->n = n;
 	x->first = first;
 	x->shift = 0;
-	while ((span >> x->shift) >= buckets)
+	while (x->shift < 63 && (span >> x->shift) >= buckets)
 		x->shift++;
 	for (size_t b = 0, i = 0; b <= (span >> x->shift); b++) {
 		while (((addrs[i] - addrs[0]) >> x->shift) < b)
@@ -358,6 +358,11 @@ int elf_symbols_name(const char *path, const uint64_t *addrs, size_t n,
 		return 0;
 	if (n > UINT32_MAX)
 		return -ENOMEM;
+	/* The index walks ascending addresses: anything else would make it
+	 * walk off their end. */
+	for (size_t i = 1; i < n; i++)
+		if (addrs[i] < addrs[i - 1])
+			return -EINVAL;
 	rc = file_open(path, &f);
 	if (rc)
 		return rc;

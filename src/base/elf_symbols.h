@@ -36,7 +36,8 @@ typedef void elf_symbols_named(void *ctx, size_t i, const char *name,
  * each address a function contains, with a name valid during the call.
  * For a few addresses in a large table (cc1's 27,000 symbols took 23 ms
  * to load and sort, against well under a millisecond to scan).
- * @return 0, or -errno (not readable, not ELF, out of memory).
+ * @return 0, or -errno (not readable, out of memory, @addrs not
+ * ascending); a file that is not ELF has nothing to name (0).
  */
 int elf_symbols_name(const char *path, const uint64_t *addrs, size_t n,
 		     elf_symbols_named *named, void *ctx);

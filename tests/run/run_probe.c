@@ -28,8 +28,12 @@
  *                          the library's word that it has begun the exit's
  *                          write); print how many died of SIG, exited 0,
  *                          and said TEXT ("killed K exited E marked M")
+ *   run_probe region       open and close one region through the API of
+ *                          the library preloaded (found with dlsym);
+ *                          exit 3 if there is none
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -235,6 +239,18 @@ static int exit_race(int workers, const char *marker, int sig)
 	return 0;
 }
 
+static int one_region(void)
+{
+	int (*begin)(const char *) =
+		(int (*)(const char *))dlsym(RTLD_DEFAULT, "trms_region_begin");
+	int (*end)(const char *) =
+		(int (*)(const char *))dlsym(RTLD_DEFAULT, "trms_region_end");
+
+	if (!begin || !end)
+		return 3;
+	return begin("probe") || end("probe") ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -252,7 +268,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "exit-race") && argc > 2)
 		return exit_race(atoi(argv[2]), argc > 3 ? argv[3] : "exiting",
 				 argc > 4 ? atoi(argv[4]) : SIGTERM);
+	if (!strcmp(mode, "region"))
+		return one_region();
 	fprintf(stderr, "usage: run_probe signals|wait|count SIG MS|nobody|"
-			"daemon MS|exit-race N [TEXT [SIG]]\n");
+			"daemon MS|exit-race N [TEXT [SIG]]|region\n");
 	return 2;
 }

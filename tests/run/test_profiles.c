@@ -4,7 +4,8 @@
  * whatever the processes do (cd, drop privileges, outlive trms run),
  * nothing else left behind, the summary saying where; nothing from
  * processes that recorded nothing (--all keeps them); SIGTERM or SIGKILL
- * at a process's exit; RLIMIT_FSIZE; %e; the wall clock's delivered rate.
+ * at a process's exit; RLIMIT_FSIZE; %e; the wall clock's delivered rate;
+ * the cost clock chosen only by a process that has a region.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -366,6 +367,61 @@ START_TEST(objects_taken_at_the_first_sample)
 }
 END_TEST
 
+/* Run @argv with the library preloaded after open_log.so; whether it
+ * opened the kernel's clock source (the cost clock's choice). */
+static bool opens_clock_source(char *const argv[], const char *log_name)
+{
+	char preload[1024], log_env[600], log_path[512], line[4096];
+	struct spawn_result b;
+	bool opened = false;
+
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s:%s",
+		 getenv("OPEN_LOG_LIB"), getenv("TRMS_LIB"));
+	snprintf(log_path, sizeof(log_path), "%s/%s", scratch, log_name);
+	snprintf(log_env, sizeof(log_env), "OPEN_LOG=%s", log_path);
+	char *const env[] = { preload, log_env, "TRMS_SAMPLE_HZ=0", NULL };
+	start(&b, argv, scratch, env, NULL);
+	ck_assert_int_eq(finish(&b, 10000), 0);
+	spawn_free(&b);
+	FILE *f = fopen(log_path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		opened |= strstr(line, "current_clocksource") != NULL;
+	if (f)
+		fclose(f);
+	return opened;
+}
+
+/* The processor says its TSC is invariant: then the choice between it and
+ * CLOCK_MONOTONIC asks the kernel, in sysfs. */
+static bool invariant_tsc(void)
+{
+#if defined(__x86_64__)
+	unsigned eax = 0x80000007, ebx, ecx = 0, edx;
+
+	__asm__ volatile("cpuid"
+			 : "+a"(eax), "=b"(ebx), "+c"(ecx), "=d"(edx));
+	return (edx >> 8) & 1;
+#else
+	return false;
+#endif
+}
+
+/* The cost clock is chosen (a file read in sysfs) only by a process that
+ * measures costs: not by /bin/true, but by a program that opens a region
+ * through the API it finds at run time (where the TSC is invariant:
+ * elsewhere no file is needed, and the check that the log works is
+ * skipped). */
+START_TEST(clock_chosen_only_with_a_region)
+{
+	char *const idle[] = { "/bin/true", NULL };
+	char *const region[] = { (char *)probe(), "region", NULL };
+
+	ck_assert(!opens_clock_source(idle, "true.opens"));
+	if (invariant_tsc())
+		ck_assert(opens_clock_source(region, "region.opens"));
+}
+END_TEST
+
 /* ---- privileges (root only) ---- */
 
 /* A child that becomes nobody after fork: its profile is handed to trms
@@ -404,6 +460,7 @@ void add_profile_tests(TCase *tc)
 	tcase_add_test(tc, file_size_limit_of_trms_run);
 	tcase_add_test(tc, wall_clock_rate_delivered);
 	tcase_add_test(tc, objects_taken_at_the_first_sample);
+	tcase_add_test(tc, clock_chosen_only_with_a_region);
 }
 
 void add_privilege_tests(TCase *tc)
