@@ -19,6 +19,9 @@
  *   lifecycle idle     no region at all
  *   lifecycle flush    no region, but asks for the profile (trms_flush);
  *                      exits with 0 if it was written
+ *   lifecycle flush-busy  works some 0.2 s of CPU time (to be sampled),
+ *                      asks for the profile, and exits with 0 if it was
+ *                      written (the exit writes it again)
  *   lifecycle io       no region, but reads a file and writes its
  *                      standard output through the hooked calls
  *   lifecycle sigterm  region "until_signal" (7 cells) left open, then
@@ -43,6 +46,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trms.h"
@@ -150,6 +154,14 @@ int main(int argc, char **argv)
 		return 0;
 	if (!strcmp(mode, "flush"))
 		return trms_flush() == 0 ? 0 : 1;
+	if (!strcmp(mode, "flush-busy")) {
+		volatile unsigned long sum = 0;
+		for (unsigned long i = 0; i < 200000000ul && clock() <
+						       CLOCKS_PER_SEC / 5;
+		     i++)
+			sum += i;
+		return trms_flush() == 0 ? 0 : 1;
+	}
 	if (!strcmp(mode, "io")) {
 		char buf[256];
 		int fd = open("/proc/self/stat", O_RDONLY);
@@ -207,7 +219,7 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	fprintf(stderr, "usage: lifecycle fork|exec|threads|_exit|idle|flush|io|"
+	fprintf(stderr, "usage: lifecycle fork|exec|threads|_exit|idle|flush|flush-busy|io|"
 			"sigterm|handled|exec-loop|fsize N\n");
 	return 2;
 }

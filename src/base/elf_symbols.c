@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sort.h"
+#include "sys.h"
 #include "vm.h"
 
 struct symbol {
@@ -38,7 +39,9 @@ static int by_start(const void *a, const void *b)
 }
 
 /*
- * An ELF file opened for its symbol tables: its section headers are read,
+ * An ELF file opened for its symbol tables: its section headers are read
+ * (by system calls of the library's own: pread is one of its hooks, and
+ * the library's reads are not the program's input),
  * and only a table and its strings are mapped, one at a time.  (Mapping
  * the whole file was simpler, but unmapping a large program's 32 MiB cost
  * a millisecond and more at the exit of every sampled process.)
@@ -69,7 +72,7 @@ static int file_open(const char *path, struct elf_file *f)
 	if (f->fd < 0)
 		return -ENOENT;
 	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode) ||
-	    pread(f->fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    sys_pread(f->fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_shentsize != sizeof(Elf64_Shdr) ||
@@ -87,7 +90,7 @@ static int file_open(const char *path, struct elf_file *f)
 		file_close(f);
 		return -ENOMEM;
 	}
-	if (pread(f->fd, f->sh, f->sh_bytes, (off_t)eh.e_shoff) !=
+	if (sys_pread(f->fd, f->sh, f->sh_bytes, (off_t)eh.e_shoff) !=
 	    (ssize_t)f->sh_bytes)
 		f->count = 0;
 	return 0;

@@ -25,6 +25,11 @@ static inline ssize_t sys_read(int fd, void *buf, size_t n)
 	return syscall(SYS_read, fd, buf, n);
 }
 
+static inline ssize_t sys_pread(int fd, void *buf, size_t n, off_t at)
+{
+	return syscall(SYS_pread64, fd, buf, n, at);
+}
+
 static inline ssize_t sys_write(int fd, const void *buf, size_t n)
 {
 	return syscall(SYS_write, fd, buf, n);
