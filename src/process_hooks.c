@@ -108,6 +108,7 @@ static void after_fork_child(void)
 	urcu_after_fork_child();
 	unlock_all();
 	runtime.pid = getpid();
+	clock_after_fork_child();
 	runtime.start_realtime_ns = runtime_realtime_ns();
 	atomic_store(&runtime.finished, false);
 	engine_after_fork_child(&runtime.engine);

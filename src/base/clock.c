@@ -110,6 +110,16 @@ void clock_init(void)
 	__atomic_store_n(&chosen, 2, __ATOMIC_RELEASE);
 }
 
+void clock_after_fork_child(void)
+{
+	/* A thread that was choosing is not in the child: the choice starts
+	 * again there, or clock_init would wait for it for ever. */
+	int expected = 1;
+
+	__atomic_compare_exchange_n(&chosen, &expected, 0, false,
+				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 /* The TSC's rate as the processor states it, in nanoseconds per tick;
  * 0 if it does not.  Leaf 0x15 gives the crystal clock and the TSC's
  * ratio to it (recent Intel processors; the crystal is often left 0),

@@ -35,6 +35,9 @@ extern bool clock_use_tsc;
  */
 void clock_init(void);
 
+/* In a forked child (its atfork handler). */
+void clock_after_fork_child(void);
+
 static inline uint64_t clock_monotonic_ns(void)
 {
 	struct timespec ts;
