@@ -23,10 +23,10 @@ void activation_calibrate(struct trms_thread *t);
  * begins).  @start: what registration_start returned. */
 static inline uint64_t registration_start(void)
 {
-	/* The first region of a program that was not expected to open
-	 * any: the cost clock is chosen before its first tick. */
-	if (!atomic_load_explicit(&runtime.record_io, memory_order_relaxed))
-		clock_init();
+	/* The cost clock chosen before the first tick of a region that
+	 * comes unannounced (an API found with dlsym); at once if it was
+	 * chosen. */
+	clock_init();
 	return call_timed() ? clock_ticks() : 0;
 }
 
@@ -35,7 +35,7 @@ static inline void registration_end(struct trms_thread *t, uint64_t start,
 {
 	if (registered && !atomic_load_explicit(&runtime.record_io,
 						memory_order_relaxed))
-		atomic_store(&runtime.record_io, true);
+		runtime_expect_regions();
 	if (call_timed())
 		t->lookup_slow_ticks += clock_ticks() - start;
 }

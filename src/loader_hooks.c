@@ -31,10 +31,8 @@ EXPORT void *dlopen(const char *file, int mode)
 	if (handle && active()) {
 		modules_refresh();
 		/* A plugin that opens regions: its I/O counts from now. */
-		if (!atomic_load(&runtime.record_io) && annotated_scan()) {
-			clock_init();
-			atomic_store(&runtime.record_io, true);
-		}
+		if (!atomic_load(&runtime.record_io) && annotated_scan())
+			runtime_expect_regions();
 	}
 	return handle;
 }

@@ -85,12 +85,9 @@ static void start_once(void)
 	atomic_init(&runtime.generation, 1);
 	atomic_init(&runtime.tag, 1);
 	atomic_init(&runtime.finished, false);
-	atomic_init(&runtime.record_io, annotated_scan());
-	/* The cost clock is chosen (a file read) only where costs will be
-	 * measured: now in a program that can open regions, else at the
-	 * first region (registration_start, the dlopen hook). */
-	if (atomic_load(&runtime.record_io))
-		clock_init();
+	atomic_init(&runtime.record_io, false);
+	if (annotated_scan())
+		runtime_expect_regions();
 	log_debug("%s", atomic_load(&runtime.record_io)
 				? "the program can open regions: its I/O is "
 				  "recorded from the start"

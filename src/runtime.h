@@ -16,6 +16,7 @@
 
 #include "trms.h"
 
+#include "clock.h"
 #include "cost.h"
 #include "engine.h"
 
@@ -82,6 +83,15 @@ static inline __attribute__((always_inline)) bool runtime_started(void)
 static inline void runtime_go_inert(void)
 {
 	atomic_store(&runtime_state, RUNTIME_INERT);
+}
+
+/* From now on the process may have regions: the cost clock is chosen (a
+ * file read, made only where costs will be measured: clock.h) before the
+ * I/O hooks start recording. */
+static inline void runtime_expect_regions(void)
+{
+	clock_init();
+	atomic_store(&runtime.record_io, true);
 }
 
 uint64_t runtime_realtime_ns(void);

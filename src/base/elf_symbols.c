@@ -124,7 +124,7 @@ static bool next_table(const struct elf_file *f, unsigned type, size_t *next,
 		       struct table *t)
 {
 	const Elf64_Shdr *sh = f->sh;
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t page = vm_page_size();
 
 	for (size_t i = *next; i < f->count; i++) {
 		if (sh[i].sh_type != type || sh[i].sh_link >= f->count ||
