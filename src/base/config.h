@@ -41,7 +41,7 @@ struct config {
 	unsigned partition_count;   /* 1: no partition */
 	uint64_t interval_ns; /* TRMS_INTERVAL: 0 for no windows */
 	bool tracing;         /* TRMS_TRACE names a file (trace[0] != 0) */
-	char run_socket[256]; /* see TRMS_RUN_SOCKET (run_link.h) */
+	char run_socket[640]; /* see TRMS_RUN_SOCKET (run_link.h) */
 	char output[CONFIG_PATH_MAX]; /* path template */
 	char trace[CONFIG_PATH_MAX]; /* TRMS_TRACE: "" for none */
 };

@@ -13,10 +13,12 @@
 #include "profile_format.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -26,6 +28,7 @@
 #include "log.h"
 #include "output.h"
 #include "run_protocol.h"
+#include "sys.h"
 #include "thread.h"
 #include "text.h"
 
@@ -38,7 +41,27 @@ static struct {
 	bool keep_empty;
 	char name[RUN_NAME_MAX + 1];
 	char token[RUN_TOKEN_HEX + 1];
+	char tally[RUN_TALLY_PATH_MAX + 1]; /* "": none */
 } session;
+
+/* What follows the token: nothing, ",all" or ",tally=PATH". */
+static bool read_flags(const char *flags)
+{
+	size_t flag_len = strlen(RUN_TALLY_FLAG);
+
+	if (!*flags)
+		return true;
+	if (!strcmp(flags, ",all")) {
+		session.keep_empty = true;
+		return true;
+	}
+	if (strncmp(flags, RUN_TALLY_FLAG, flag_len) ||
+	    flags[flag_len] != '/' ||
+	    strlen(flags + flag_len) > RUN_TALLY_PATH_MAX)
+		return false;
+	strcpy(session.tally, flags + flag_len);
+	return true;
+}
 
 void run_link_init(void)
 {
@@ -53,15 +76,15 @@ void run_link_init(void)
 	const char *flags = strchr(token, ',');
 	size_t token_len = flags ? (size_t)(flags - token) : strlen(token);
 	if (!name_len || name_len > RUN_NAME_MAX || token_len != RUN_TOKEN_HEX ||
-	    (flags && strcmp(flags, ",all"))) {
+	    !read_flags(flags ? flags : "")) {
 		/* (Its value holds a secret: not repeated.) */
 		log_client("%s is not what trms run sets; ignored",
 			   RUN_SOCKET_VARIABLE);
+		memset(&session, 0, sizeof(session));
 		return;
 	}
 	memcpy(session.name, value, name_len);
 	memcpy(session.token, token, token_len);
-	session.keep_empty = flags != NULL;
 	session.active = true;
 }
 
@@ -286,10 +309,39 @@ void run_link_close(struct run_delivery *d)
 	d->fd = -1;
 }
 
+/* @m (a process that recorded nothing) as a line of trms run's tally.
+ * @return 0, or -errno if it must connect instead. */
+static int append_to_tally(const struct run_message *m)
+{
+	struct rlimit limit;
+	char line[RUN_TOKEN_HEX + 80];
+
+	/* A file-size limit might be passed (SIGXFSZ): rare enough to leave
+	 * to the socket. */
+	if (getrlimit(RLIMIT_FSIZE, &limit) != 0 ||
+	    limit.rlim_cur != RLIM_INFINITY)
+		return -EFBIG;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, session.tally,
+			      O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+				      O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int len = text_format(line, sizeof(line), "%s %ld %llu %d\n",
+			      session.token, (long)getpid(),
+			      output_process_start(), m->last ? 1 : 0);
+	ssize_t n = sys_write(fd, line, (size_t)len);
+	int rc = n == len ? 0 : n < 0 ? -errno : -EIO;
+	syscall(SYS_close, fd);
+	return rc;
+}
+
 void run_link_note(const struct run_message *m)
 {
 	struct run_delivery d;
 
+	if (m->kind == RUN_EMPTY && session.tally[0] &&
+	    append_to_tally(m) == 0)
+		return;
 	if (run_link_open(&d, m) == 0)
 		run_link_close(&d);
 }

@@ -61,5 +61,6 @@ void assert_tmp_empty(void);
 void add_signal_tests(TCase *tc);    /* test_signals.c */
 void add_profile_tests(TCase *tc);   /* test_profiles.c */
 void add_privilege_tests(TCase *tc); /* test_profiles.c */
+void add_tally_tests(TCase *tc);     /* test_tally.c */
 
 #endif

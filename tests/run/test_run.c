@@ -10,7 +10,8 @@
  *  - every profile of the tree lands in the one directory trms run fixed
  *    at start, whatever the processes do (cd, drop privileges, outlive
  *    trms run), nothing else is left behind, and the summary says where;
- *  - processes that recorded nothing leave no profile (--all keeps them);
+ *  - processes that recorded nothing leave no profile (--all keeps them)
+ *    and say so in trms run's tally, not on its socket (test_tally.c);
  *  - SIGTERM at a process's exit: the write completes, the process exits
  *    as it would have, no temporary file;
  *  - RLIMIT_FSIZE: no SIGXFSZ, no file, the reason said;
@@ -48,6 +49,7 @@ static Suite *run_suite_make(void)
 
 	add_signal_tests(suite_case(s, "signals", 120, setup, teardown));
 	add_profile_tests(suite_case(s, "profiles", 120, setup, teardown));
+	add_tally_tests(suite_case(s, "tally", 60, setup, teardown));
 	return s;
 }
 

@@ -52,6 +52,7 @@ int run_collector_open(struct run_collector *c, const char *directory,
 
 	memset(c, 0, sizeof(*c));
 	c->listen_fd = -1;
+	c->tally.fd = -1;
 	if ((rc = random_hex(c->token, RUN_TOKEN_HEX / 2)) ||
 	    (rc = random_hex(suffix, 8))) {
 		snprintf(err, errlen, "no random numbers: %s", strerror(-rc));
@@ -79,6 +80,11 @@ int run_collector_open(struct run_collector *c, const char *directory,
 	}
 	snprintf(c->variable, sizeof(c->variable), "%s,%s%s", name, c->token,
 		 keep_empty ? ",all" : "");
+	/* Without a tally (TMPDIR not writable, say), they connect. */
+	if (!keep_empty && run_tally_create(&c->tally, name) == 0)
+		snprintf(c->variable + strlen(c->variable),
+			 sizeof(c->variable) - strlen(c->variable),
+			 RUN_TALLY_FLAG "%s", c->tally.path);
 	c->directory = directory ? xstrdup(directory) : NULL;
 	c->name_template = xstrdup(name_template);
 	return 0;
@@ -98,16 +104,35 @@ size_t run_collector_pollfds(const struct run_collector *c,
 
 /* ---- outcomes ---- */
 
-void collector_add_outcome(struct run_collector *c,
-			   const struct connection *k, enum outcome_kind kind,
-			   const char *path, const char *reason)
+static void keep(struct run_collector *c, struct outcome o)
 {
 	if (c->n_outcomes == c->outcomes_cap) {
 		c->outcomes_cap = c->outcomes_cap ? 2 * c->outcomes_cap : 64;
 		c->outcomes = xrealloc(c->outcomes,
 				       c->outcomes_cap * sizeof(*c->outcomes));
 	}
-	c->outcomes[c->n_outcomes++] = (struct outcome){
+	c->outcomes[c->n_outcomes++] = o;
+}
+
+/* A line of the tally: a process (as it sees its pid, which is how trms
+ * run sees it too unless it is in another pid namespace) recorded
+ * nothing. */
+static void keep_tallied(void *ctx, long pid, uint64_t start, int last)
+{
+	keep(ctx, (struct outcome){
+			  .kind = OUTCOME_EMPTY,
+			  .last = last,
+			  .peer = (pid_t)pid,
+			  .pid = pid,
+			  .process_start = start,
+		  });
+}
+
+void collector_add_outcome(struct run_collector *c,
+			   const struct connection *k, enum outcome_kind kind,
+			   const char *path, const char *reason)
+{
+	keep(c, (struct outcome){
 		.kind = kind,
 		.last = k->h.last,
 		.window = k->h.window,
@@ -116,7 +141,7 @@ void collector_add_outcome(struct run_collector *c,
 		.process_start = k->h.process_start,
 		.path = path ? xstrdup(path) : NULL,
 		.reason = reason ? xstrdup(reason) : NULL,
-	};
+	});
 }
 
 static void end_connection(struct run_collector *c, size_t i, bool complete)
@@ -211,6 +236,7 @@ void run_collector_drain(struct run_collector *c, int timeout_ms)
 {
 	uint64_t give_up = now_ms() + (uint64_t)timeout_ms;
 
+	run_tally_take(&c->tally, c->token, keep_tallied, c);
 	accept_all(c);
 	while (c->n_connections) {
 		size_t cap = c->n_connections + 1;
@@ -229,6 +255,7 @@ void run_collector_drain(struct run_collector *c, int timeout_ms)
 		}
 		accept_all(c);
 	}
+	run_tally_take(&c->tally, c->token, keep_tallied, c);
 }
 
 void run_collector_close(struct run_collector *c)
@@ -238,6 +265,7 @@ void run_collector_close(struct run_collector *c)
 	if (c->listen_fd >= 0)
 		close(c->listen_fd);
 	c->listen_fd = -1;
+	run_tally_remove(&c->tally);
 	for (size_t i = 0; i < c->names_cap; i++)
 		free(c->names[i].name);
 	free(c->names);
@@ -251,4 +279,5 @@ void run_collector_close(struct run_collector *c)
 	free(c->name_template);
 	memset(c, 0, sizeof(*c));
 	c->listen_fd = -1;
+	c->tally.fd = -1;
 }

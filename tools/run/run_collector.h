@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "run_tally.h"
+
 enum outcome_kind {
 	OUTCOME_WRITTEN,  /* a profile is at path */
 	OUTCOME_FAILED,   /* no profile at path: reason */
@@ -44,7 +46,9 @@ struct run_collector {
 	int listen_fd;
 	char token[33];
 	/* TRMS_RUN_SOCKET's value */
-	char variable[160];
+	char variable[640];
+	/* where processes that recorded nothing say so */
+	struct run_tally tally;
 	/* NULL: processes write their profiles themselves (the template's
 	 * directory depends on the process) */
 	char *directory;
@@ -76,7 +80,7 @@ void run_collector_serve(struct run_collector *c, const struct pollfd *fds,
 
 /* Take every connection already waiting and finish them all, waiting up
  * to @timeout_ms for one still sending (a process in the middle of its
- * profile). */
+ * profile); and what the tally says. */
 void run_collector_drain(struct run_collector *c, int timeout_ms);
 
 void run_collector_close(struct run_collector *c);
