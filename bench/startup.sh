@@ -17,8 +17,9 @@
 #   2. A shell loop of 200 short commands, sh -c 'for i in $(seq 200); do
 #      /bin/true; done': natively, with only the commands preloaded
 #      (LD_PRELOAD set on each /bin/true), with the shell preloaded too
-#      (LD_PRELOAD exported to sh, inherited by every command), and under
-#      gperftools the same way; and a loop of 200 subshells, sh -c 'for i
+#      (LD_PRELOAD exported to sh, inherited by every command), the whole
+#      loop under `trms run`, and under gperftools the same way; and a
+#      loop of 200 subshells, sh -c 'for i
 #      in $(seq 200); do ( : ); done' (a fork without an exec each, as
 #      shell scripts make them), natively and with the shell preloaded.
 #      LOOP_ROUNDS (default 9) interleaved rounds; the ratio is the median
@@ -202,7 +203,7 @@ loop_each='for i in $(seq 200); do LD_PRELOAD=$PRELOAD_EACH /bin/true; done'
 # 200 forks without an exec (a subshell each), natively and preloaded:
 # what a shell script's forks pay, measured against its own native run.
 subshells='for i in $(seq 200); do ( : ); done'
-loop_variants=(native commands all)
+loop_variants=(native commands all trms-run)
 [ -n "$gperf" ] && loop_variants+=(gperftools)
 loop_variants+=(subshells-native subshells)
 
@@ -216,8 +217,14 @@ loop_run() {
 	subshells-native) script=("$subshells") ;;
 	subshells) set=(LD_PRELOAD="$lib"); script=("$subshells") ;;
 	esac
+	local -a runner=()
+	# Every process of the tree under trms run: each one that recorded
+	# nothing says so to it (the tally), the profiles go to a directory
+	# of the round's own.
+	[ "$v" = trms-run ] && runner=("$trms" run -o "$scratch/loop/run$r/" --)
 	if ! out=$(cd "$scratch/loop" && "${clean_env[@]}" "$spawn" 1 \
-		${set[@]+"${set[@]}"} /bin/sh -c "${script[0]}" 2>"$scratch/err"); then
+		${set[@]+"${set[@]}"} ${runner[@]+"${runner[@]}"} \
+		/bin/sh -c "${script[0]}" 2>"$scratch/err"); then
 		echo "startup.sh: shell loop ($v) failed:" >&2
 		cat "$scratch/err" >&2
 		failed=1
@@ -238,6 +245,7 @@ done
 echo
 echo "-- shell loop: sh -c '$loop', $loop_rounds rounds, interleaved"
 echo "   (commands: LD_PRELOAD on each /bin/true only; all: the shell preloaded too;"
+echo "   trms-run: the loop run by trms run, which preloads every process;"
 echo "   subshells: sh -c '$subshells', preloaded, against its own native run)"
 printf '  %-16s %10s %10s %10s %14s %10s\n' variant "wall (ms)" "cpu (ms)" \
 	"wall ratio" "[q1-q3]" "cpu ratio"

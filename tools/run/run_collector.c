@@ -95,7 +95,7 @@ size_t run_collector_pollfds(const struct run_collector *c,
 {
 	size_t n = 0;
 
-	if (max && c->listen_fd >= 0)
+	if (max && c->listen_fd >= 0 && !c->rest_until)
 		fds[n++] = (struct pollfd){ c->listen_fd, POLLIN, 0 };
 	for (size_t i = 0; i < c->n_connections && n < max; i++)
 		fds[n++] = (struct pollfd){ c->connections[i]->fd, POLLIN, 0 };
@@ -180,13 +180,24 @@ static bool serve_connection(struct run_collector *c, size_t i)
 	}
 }
 
-static void accept_all(struct run_collector *c)
+static uint64_t now_ms(void)
 {
-	for (;;) {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Every connection waiting.  @return how many. */
+static size_t accept_all(struct run_collector *c)
+{
+	size_t taken = 0;
+
+	for (;; taken++) {
 		int fd = accept4(c->listen_fd, NULL, NULL,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
-			return;
+			return taken;
 		struct connection *k = xcalloc(1, sizeof(*k));
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
@@ -219,17 +230,24 @@ void run_collector_serve(struct run_collector *c, const struct pollfd *fds,
 				break;
 			}
 	}
+	bool waiting = false;
 	for (size_t f = 0; f < n; f++)
-		if (fds[f].fd == c->listen_fd && fds[f].revents)
-			accept_all(c);
+		waiting |= fds[f].fd == c->listen_fd && fds[f].revents;
+	/* After a rest, what came meanwhile; while connections keep
+	 * coming, rest again. */
+	if (waiting || (c->rest_until && now_ms() >= c->rest_until)) {
+		size_t taken = accept_all(c);
+		c->rest_until = waiting || taken ? now_ms() + RUN_REST_MS : 0;
+	}
 }
 
-static uint64_t now_ms(void)
+int run_collector_wait_ms(const struct run_collector *c)
 {
-	struct timespec ts;
+	uint64_t now = now_ms();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	if (!c->rest_until)
+		return -1;
+	return c->rest_until > now ? (int)(c->rest_until - now) : 0;
 }
 
 void run_collector_drain(struct run_collector *c, int timeout_ms)

@@ -168,13 +168,13 @@ int run_wait(struct run_collector *c, int signal_fd, pid_t child)
 		struct pollfd *fds = xcalloc(cap, sizeof(*fds));
 		fds[0] = (struct pollfd){ signal_fd, POLLIN, 0 };
 		size_t n = 1 + run_collector_pollfds(c, fds + 1, cap - 1);
-		int r = poll(fds, n, -1);
+		int r = poll(fds, n, run_collector_wait_ms(c));
 		if (r < 0 && errno != EINTR) {
 			int e = errno;
 			free(fds);
 			return -e;
 		}
-		if (r > 0)
+		if (r >= 0)
 			run_collector_serve(c, fds + 1, n - 1);
 		bool signalled = r > 0 && fds[0].revents;
 		free(fds);
