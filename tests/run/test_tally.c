@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -183,9 +184,41 @@ START_TEST(trms_run_counts_the_tally)
 }
 END_TEST
 
+static double children_cpu_seconds(void)
+{
+	struct rusage u;
+
+	getrusage(RUSAGE_CHILDREN, &u);
+	return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+	       (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+/* After a connection (--all: /bin/true hands over its empty profile) trms
+ * run rests, then waits on its listener again: through the second that
+ * follows it uses next to no CPU (a rest that never ended would poll in a
+ * loop for all of it). */
+START_TEST(trms_run_idles_after_a_rest)
+{
+	struct spawn_result b;
+	double before = children_cpu_seconds();
+
+	start_run(&b, NULL, "--all", "--", "/bin/sh", "-c",
+		  "/bin/true; sleep 1; /bin/true; sleep 1", NULL);
+	ck_assert_int_eq(finish(&b, 20000), 0);
+	double used = children_cpu_seconds() - before;
+	ck_assert_msg(strstr(b.err, "5 processes, 5 profiles in"), "stderr:\n%s",
+		      b.err);
+	ck_assert_msg(used < 0.5, "trms run and its command used %.2f s of "
+				  "CPU in 2 s of sleep",
+		      used);
+	spawn_free(&b);
+}
+END_TEST
+
 void add_tally_tests(TCase *tc)
 {
 	tcase_add_test(tc, nothing_recorded_is_tallied_not_connected);
 	tcase_add_test(tc, connects_where_it_cannot_append);
 	tcase_add_test(tc, trms_run_counts_the_tally);
+	tcase_add_test(tc, trms_run_idles_after_a_rest);
 }
