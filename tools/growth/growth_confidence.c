@@ -293,29 +293,61 @@ static bool slope_matches(const struct point_set *ps,
 	return off <= tolerance;
 }
 
+/* The residuals of predictions @pred over @ps: the largest SMAPE term
+ * into *@worst, the runs test into *@runs_z.  @return the fit's
+ * scatter. */
+static double residuals_of(const struct point_set *ps, const double *pred,
+			   double *worst, double *runs_z)
+{
+	double residual[MAX_POINTS], size[MAX_POINTS];
+
+	*worst = 0;
+	for (size_t i = 0; i < ps->p; i++) {
+		double term = growth_smape_term(pred[i], ps->y[i]);
+
+		if (term > *worst)
+			*worst = term;
+		/* In log terms where both are positive, as the scatter. */
+		residual[i] = pred[i] > 0 && ps->y[i] > 0
+				      ? log(ps->y[i] / pred[i])
+				      : (ps->y[i] - pred[i]) /
+						weighing_cost(ps, i);
+		size[i] = fabs(residual[i]);
+	}
+	*runs_z = residual_runs_z(ps, residual);
+	return robust_sd(size, ps->p);
+}
+
 /* Sets @out's measures of the chosen fit's residuals over @ps: the
  * largest SMAPE term, the runs test, the fit's scatter and the costs'
- * own. */
+ * own.
+ *
+ * A class above n is measured against c0 + c1 g(n) + c2 n too, where
+ * that fits better: a linear lower-order term (a loop's own n steps
+ * beside its n^2, strlen's n + 1 reads per call) does not make a
+ * quadratic cost any less quadratic, but the two-parameter fit cannot
+ * follow it, and misses the small sizes by more than exact costs
+ * scatter.  (A range keeps its fit: which end would the term be of?) */
 static void measure_residuals(const struct point_set *ps,
 			      struct growth_estimate *out)
 {
-	double worst_term = 0, residual[MAX_POINTS], size[MAX_POINTS];
+	double pred[MAX_POINTS], lower[MAX_POINTS], worst, runs_z;
 
-	for (size_t i = 0; i < ps->p; i++) {
-		double pred = model_predict(&out->fit, ps->n[i]) / ps->y_scale;
-		double term = growth_smape_term(pred, ps->y[i]);
+	for (size_t i = 0; i < ps->p; i++)
+		pred[i] = model_predict(&out->fit, ps->n[i]) / ps->y_scale;
+	out->fit_scatter =
+		residuals_of(ps, pred, &out->worst_residual, &out->runs_z);
+	if (!out->has_range && out->growth > GROWTH_LINEAR &&
+	    out->growth < GROWTH_EXP &&
+	    growth_fit_lower_term(ps, out->growth, GROWTH_LINEAR, lower)) {
+		double scatter = residuals_of(ps, lower, &worst, &runs_z);
 
-		if (term > worst_term)
-			worst_term = term;
-		/* In log terms where both are positive, as the scatter. */
-		residual[i] = pred > 0 && ps->y[i] > 0
-				      ? log(ps->y[i] / pred)
-				      : (ps->y[i] - pred) / weighing_cost(ps, i);
-		size[i] = fabs(residual[i]);
+		if (scatter < out->fit_scatter) {
+			out->fit_scatter = scatter;
+			out->worst_residual = worst;
+			out->runs_z = runs_z;
+		}
 	}
-	out->worst_residual = worst_term;
-	out->runs_z = residual_runs_z(ps, residual);
-	out->fit_scatter = robust_sd(size, ps->p);
 	out->scatter = local_scatter(ps);
 }
 

@@ -288,6 +288,27 @@ double growth_lower_term_smape(const struct point_set *ps,
 	return smape;
 }
 
+bool growth_fit_lower_term(const struct point_set *ps, enum growth_class g,
+			   enum growth_class h, double *pred)
+{
+	struct design d;
+	long double c[MAX_COLUMNS];
+	double loo[MAX_POINTS], g_scale;
+
+	if (ps->p < 4)
+		return false;
+	weighted_rows(ps, g, h, 3, &d, &g_scale);
+	/* g's term must lead: a fit that needs it negative is another
+	 * curve. */
+	if (!fit_design(&d, c, loo) || !(c[1] > 0))
+		return false;
+	for (size_t i = 0; i < ps->p; i++)
+		pred[i] = (double)((c[0] * d.x[i][0] + c[1] * d.x[i][1] +
+				    c[2] * d.x[i][2]) *
+				   weighing_cost(ps, i));
+	return true;
+}
+
 /* Least squares on log y (relative errors again), n scaled by the
  * largest size. */
 void growth_fit_exponential(const struct point_set *ps,

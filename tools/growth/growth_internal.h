@@ -63,6 +63,12 @@ void growth_fit_model(const struct point_set *ps, enum growth_class g,
 double growth_lower_term_smape(const struct point_set *ps,
 			       enum growth_class g, enum growth_class h);
 
+/* Fits c0 + c1 g(n) + c2 h(n) over @ps, @pred its prediction at each
+ * size (in @ps's units).  False if it cannot be fitted, or only with
+ * c1 <= 0. */
+bool growth_fit_lower_term(const struct point_set *ps, enum growth_class g,
+			   enum growth_class h, double *pred);
+
 /* The exponential cost = c1 base^n, fitted as log y = alpha + beta n,
  * with its leave-one-out SMAPE.  Valid when every cost is positive and
  * beta > 0. */
