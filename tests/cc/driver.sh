@@ -166,12 +166,17 @@ if [ -n "$plugin" ]; then
 	want $clang_flags "-fpass-plugin=$plugin" x.o -o prog $wrap $link_flags
 	TRMS_CC=$work/llvm-$llvm/bin/clang same "--trms-full link, clang $llvm" \
 		"$trms" cc x.o --trms-full -o prog
+	# Functions only: Clang instruments after inlining, no plugin.
+	want $clang_flags -c x.c
+	TRMS_CC=$work/llvm-$llvm/bin/clang same "functions, clang $llvm" \
+		"$trms" cc -c x.c
 else
 	echo "trms built without the plugin: -fpass-plugin not tested"
 fi
 # With GCC's plugin, a gcc of its version (gcc-N, by the path it
-# resolves to) gets -fplugin after the sanitizer's flags: its pass then
-# instruments the accesses to globals it would leave out.
+# resolves to) gets -fplugin, after the sanitizer's flags with
+# --trms-full (its pass then instruments the accesses to globals it would
+# leave out), and in functions-only mode too.
 gcc_plugin=$("$trms" cc --trms-help | sed -n '/GCC-PLUGIN, for GCC/{n;s/^ *//;s/\.$//;p}')
 gcc_major=$("$trms" cc --trms-help | sed -n 's/.*GCC-PLUGIN, for GCC \([0-9]*\), is/\1/p')
 if [ -n "$gcc_plugin" ]; then
@@ -179,6 +184,11 @@ if [ -n "$gcc_plugin" ]; then
 	want $gcc_flags $gcc_full "-fplugin=$gcc_plugin" -c x.c
 	TRMS_CC=$work/bin/x86_64-linux-gnu-gcc-$gcc_major \
 		same "--trms-full, gcc $gcc_major" "$trms" cc --trms-full -c x.c
+	# Functions only too: its pass takes the hooks out of inlined
+	# functions.
+	want $gcc_flags "-fplugin=$gcc_plugin" -c x.c
+	TRMS_CC=$work/bin/x86_64-linux-gnu-gcc-$gcc_major \
+		same "functions, gcc $gcc_major" "$trms" cc -c x.c
 	# Not for another version's.
 	cp "$work/bin/gcc-fake" "$work/bin/gcc-$((gcc_major + 1))"
 	want $gcc_flags $gcc_full -c x.c

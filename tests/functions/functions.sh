@@ -5,7 +5,8 @@
 # its native build prints, and its profile (costs in events) has exactly
 # what its source derives by hand from DESIGN §2:
 #  - functions-only: fn_cases.c (compiled and linked in separate steps,
-#    as make does), every function a region, at K = 4;
+#    as make does), every function a region, at K = 4; fn_inlined.c, a
+#    helper inlined into its caller no region (GCC: through its plugin);
 #  - --trms-full: fn_full.c, every load and store an access too, and the
 #    C library's strlen recorded as its caller's reads, at K = 4; and
 #    examples/wordfreq.c, the paper's word counter, with its annotations
@@ -78,6 +79,8 @@ expect() { # WHAT GOT WANTED
 # The Clang plugin of --trms-full, if this trms was built with it: its
 # programs check most accesses inline, except while traced.
 plugin=$(dirname "$trms")/cc/plugin/trms-pass.so
+# GCC's plugin, if built: inlined functions lose their hooks.
+gcc_plugin=$(dirname "$trms")/cc/plugin/trms-gcc-plugin.so
 
 # inline_same NAME PROGRAM [ARG...]: PROGRAM built by `trms cc
 # --trms-full` with Clang checks accesses inline when the plugin is
@@ -136,6 +139,19 @@ for cc in gcc clang; do
 	expect "regions named helper (...)" "$helpers" 2
 	expect "worker" "$(tuples worker trms)" "0 2 0 0"
 	grep -q '^main	' "$work/fn-$cc.tuples" || fail "$cc: no region main"
+
+	# An inlined helper: no region (GCC needs its plugin for that).
+	if ! $cc -O2 -o "$work/native-inl-$cc" "$src/fn_inlined.c"; then
+		fail "$cc: native build of fn_inlined.c"
+	elif ! TRMS_CC=$cc "$trms" cc -O2 -o "$work/inl-$cc" \
+		"$src/fn_inlined.c"; then
+		fail "$cc: trms cc fn_inlined.c"
+	elif checked_run "inl-$cc"; then
+		expect "outer" "$(tuples outer trms)" "0 1 0 0"
+		if [ "$cc" = clang ] || [ -e "$gcc_plugin" ]; then
+			expect "scale (inlined)" "$(tuples scale trms)" ""
+		fi
+	fi
 
 	# --trms-full.
 	$cc -O2 -pthread -o "$work/native-full-$cc" "$src/fn_full.c" ||

@@ -38,7 +38,8 @@
 #define CC_CLANG_NO_GLOBALS "-asan-globals=0"
 /* --trms-full with Clang where the plugin is (followed by its path). */
 #define CC_CLANG_PLUGIN "-fpass-plugin="
-/* --trms-full with GCC where its plugin is (followed by its path): the
+/* GCC's plugin where it is (followed by its path), in either mode: a
+ * function inlined into another is no region; with --trms-full the
  * accesses to the file's own variables at constant offsets, which GCC's
  * pass leaves out, are instrumented too. */
 #define CC_GCC_PLUGIN "-fplugin="
@@ -63,11 +64,12 @@ struct cc_plan {
 				 * comma-separated, or NULL */
 	const char *library;	/* libtrms's real path, appended; or NULL:
 				 * the invocation does not link */
-	const char *plugin;	/* with --trms-full: Clang's plugin, which
+	const char *plugin;	/* Clang's plugin, with --trms-full, which
 				 * checks accesses inline (NULL: every access
-				 * a call), or GCC's, which instruments what
-				 * its pass leaves out (NULL: those are not
-				 * seen); cc_plugin.h */
+				 * a call); or GCC's, in either mode, which
+				 * takes the hooks out of inlined functions
+				 * and instruments what the access pass
+				 * leaves out (NULL: neither); cc_plugin.h */
 };
 
 struct cc_argv {

@@ -46,6 +46,9 @@ static const char usage_head[] =
 	"         -finstrument-functions-exclude-file-list=/usr/include/,"
 	"/usr/lib/gcc/\n"
 	"         (the inline functions of system headers are no regions)\n"
+	"         -fplugin=GCC-PLUGIN (below), whose pass takes the hooks\n"
+	"         out of every function inlined into another: what is\n"
+	"         inlined is no region, as with Clang\n"
 	"  Clang: -finstrument-functions-after-inlining\n"
 	"         (Clang has no exclusion list: what is inlined is no region;\n"
 	"         what is not, even from a system header, is one)\n"
@@ -53,13 +56,14 @@ static const char usage_head[] =
 	"  GCC:   -fsanitize=kernel-address --param\n"
 	"         asan-instrumentation-with-call-threshold=0 --param\n"
 	"         asan-stack=0 --param asan-globals=0\n"
-	"         -fplugin=GCC-PLUGIN, trms's plugin for GCC, which has its\n"
-	"         pass instrument the accesses it would leave out (to the\n"
+	"         -fplugin=GCC-PLUGIN, trms's plugin for GCC, which also has\n"
+	"         the pass instrument the accesses it would leave out (to the\n"
 	"         file's own global and static variables at constant\n"
 	"         offsets); GCC-PLUGIN is the trms-gcc-plugin.so of this\n"
 	"         trms, found as PLUGIN below, used if it was built and the\n"
 	"         compiler resolves to the GCC it was built for (gcc-N,\n"
-	"         g++-N); without it those accesses are not seen\n"
+	"         g++-N); without it those accesses are not seen, and\n"
+	"         inlined functions stay regions\n"
 	"  Clang: -fpass-plugin=PLUGIN, trms's own plugin: a check before\n"
 	"         every load and store, inlined, that decides the common\n"
 	"         accesses itself and calls the library for the others\n"
@@ -262,7 +266,9 @@ int cmd_cc(int argc, char **argv)
 	else
 		p.exclude = o.exclude;
 	char plugin[PATH_MAX];
-	if (p.full && !find_plugin(p.family, plugin, sizeof(plugin)) &&
+	/* Clang's only checks accesses; GCC's serves both modes. */
+	if ((p.full || p.family != CC_CLANG) &&
+	    !find_plugin(p.family, plugin, sizeof(plugin)) &&
 	    (p.family == CC_CLANG ? cc_plugin_fits(p.compiler)
 				  : cc_gcc_plugin_fits(p.compiler)))
 		p.plugin = plugin;
