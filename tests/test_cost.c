@@ -170,36 +170,53 @@ static struct measured region(void (*annotations)(size_t, unsigned, bool),
 	return m[best];
 }
 
-/* The region's cost is its time less its annotations', give or take a
- * third of the annotations' time. */
-static void check_excluded(const char *what, struct measured m)
-{
-	double shown = m.cost - (m.wall - m.overhead);
+/* How many times a region is measured before its cost is judged wrong:
+ * one measurement can still be disturbed in a way its own checks do not
+ * see (a CI run failed so once in some twenty, 2026-11-28), a library
+ * that charges the annotations to the region fails every one. */
+#define ATTEMPTS 3
 
-	ck_assert_msg(3 * shown < m.overhead && -3 * shown < m.overhead,
+/* The region's cost is its time less its annotations', give or take a
+ * third of the annotations' time, in one of ATTEMPTS measurements of
+ * region(@annotations, @nested, @size, @calls, @write). */
+static void check_excluded(const char *what,
+			   void (*annotations)(size_t, unsigned, bool),
+			   void (*nested)(unsigned), size_t size,
+			   unsigned calls, bool write)
+{
+	struct measured m;
+	bool fits = false;
+
+	for (int attempt = 0; attempt < ATTEMPTS && !fits; attempt++) {
+		m = region(annotations, nested, size, calls, write);
+		double shown = m.cost - (m.wall - m.overhead);
+		fits = 3 * shown < m.overhead && -3 * shown < m.overhead;
+	}
+	ck_assert_msg(fits,
 		      "%s: the region costs %.0f ns and took %.0f ns, of "
-		      "which its annotations %.0f ns",
-		      what, m.cost, m.wall, m.overhead);
+		      "which its annotations %.0f ns (the last of %d "
+		      "measurements)",
+		      what, m.cost, m.wall, m.overhead, ATTEMPTS);
 }
 
 START_TEST(large_ranges_excluded)
 {
-	check_excluded("4 MiB written and read",
-		       region(annotate, NULL, MAX_SIZE, 1, true));
+	check_excluded("4 MiB written and read", annotate, NULL, MAX_SIZE, 1,
+		       true);
 }
 END_TEST
 
 START_TEST(many_small_accesses_excluded)
 {
-	check_excluded("100000 reads of 8 bytes",
-		       region(annotate, NULL, 8, 100000, false));
+	check_excluded("100000 reads of 8 bytes", annotate, NULL, 8, 100000,
+		       false);
 }
 END_TEST
 
 START_TEST(nested_regions_excluded)
 {
-	check_excluded("100000 empty regions nested",
-		       region(NULL, nest, 0, 100000, false));
+	check_excluded("100000 empty regions nested", NULL, nest, 0, 100000,
+		       false);
 }
 END_TEST
 
