@@ -41,8 +41,7 @@ static int rpath(const char *library, struct cc_argv *a, char **out)
 	return 4;
 }
 
-/* --trms-full's flags, and GCC's plugin, into @out.  @return how many,
- * or -ENOMEM. */
+/* --trms-full's flags into @out.  @return how many, or -ENOMEM. */
 static int instrument_accesses(const struct cc_plan *p, struct cc_argv *a,
 			       char **out)
 {
@@ -64,17 +63,10 @@ static int instrument_accesses(const struct cc_plan *p, struct cc_argv *a,
 		out[0] = a->owned[2];
 		return 1;
 	}
-	if (p->full)
-		for (; n < 7; n++)
-			out[n] = (char *)flags[n];
-	if (p->family != CC_CLANG && p->plugin) {
-		/* GCC's, in either mode: no hooks in inlined functions; the
-		 * accesses the sanitizer's pass leaves out. */
-		if (asprintf(&a->owned[2], "%s%s", CC_GCC_PLUGIN, p->plugin) <
-		    0)
-			return -ENOMEM;
-		out[n++] = a->owned[2];
-	}
+	if (!p->full)
+		return 0;
+	for (; n < 7; n++)
+		out[n] = (char *)flags[n];
 	return n;
 }
 
@@ -92,6 +84,14 @@ static int instrument(const struct cc_plan *p, struct cc_argv *a, char **out)
 	if (n < 0)
 		return n;
 	n += 2;
+	/* GCC's plugin, in either mode: no hooks in inlined functions; the
+	 * accesses the sanitizer's pass leaves out. */
+	if (p->plugin) {
+		if (asprintf(&a->owned[2], "%s%s", CC_GCC_PLUGIN, p->plugin) <
+		    0)
+			return -ENOMEM;
+		out[n++] = a->owned[2];
+	}
 	if (!p->exclude)
 		return n;
 	char *s;

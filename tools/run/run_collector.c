@@ -254,7 +254,6 @@ void run_collector_drain(struct run_collector *c, int timeout_ms)
 {
 	uint64_t give_up = now_ms() + (uint64_t)timeout_ms;
 
-	run_tally_take(&c->tally, c->token, keep_tallied, c);
 	accept_all(c);
 	while (c->n_connections) {
 		size_t cap = c->n_connections + 1;
@@ -273,6 +272,8 @@ void run_collector_drain(struct run_collector *c, int timeout_ms)
 		}
 		accept_all(c);
 	}
+	/* After the connections: a process that tallied has ended its
+	 * talking with trms run. */
 	run_tally_take(&c->tally, c->token, keep_tallied, c);
 }
 
