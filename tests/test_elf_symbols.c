@@ -6,6 +6,7 @@
  * same addresses left unnamed.  On the C library (.dynsym, with aliases)
  * and on this program (.symtab), at addresses a few bytes apart, which
  * fall on functions' first and last bytes and between functions.
+ * GCC's whole-function clones are named as their origin, its parts not.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -117,6 +118,37 @@ START_TEST(nothing_to_name)
 }
 END_TEST
 
+
+START_TEST(clones_named_as_their_origin)
+{
+	static const struct {
+		const char *symbol;
+		size_t origin;
+	} cases[] = {
+		{ "outer.constprop.0", 5 },
+		{ "outer.isra.12", 5 },
+		{ "outer.isra.0.constprop.3", 5 },
+		{ "_Z5outeri.constprop.0", 9 },
+		{ "outer.part.0", 12 },		/* a part: itself */
+		{ "outer.cold", 10 },
+		{ "outer.constprop.0.cold", 22 },
+		{ "outer.constprop.", 16 },	/* no number: not GCC's */
+		{ "outer.constprop.0x", 18 },
+		{ "a.b.constprop.1", 3 },
+		{ ".constprop.0", 12 },		/* no origin named */
+		{ "outer", 5 },
+		{ "", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+		ck_assert_msg(elf_symbol_origin_length(cases[i].symbol) ==
+				      cases[i].origin,
+			      "%s: %zu, expected %zu", cases[i].symbol,
+			      elf_symbol_origin_length(cases[i].symbol),
+			      cases[i].origin);
+}
+END_TEST
+
 static Suite *elf_symbols_suite(void)
 {
 	Suite *s = suite_create("elf_symbols");
@@ -124,6 +156,7 @@ static Suite *elf_symbols_suite(void)
 
 	tcase_add_test(tc, scan_names_as_the_table);
 	tcase_add_test(tc, nothing_to_name);
+	tcase_add_test(tc, clones_named_as_their_origin);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -427,3 +427,30 @@ const char *elf_symbols_find(const struct elf_symbols *s, uintptr_t addr,
 	*offset = addr - sym->start;
 	return sym->name;
 }
+
+/* Does @s consist of clone suffixes only (see elf_symbol_origin_length)? */
+static bool clone_suffixes(const char *s)
+{
+	static const char *const kinds[] = { ".constprop.", ".isra." };
+
+	while (*s) {
+		size_t len = 0;
+		for (size_t k = 0; k < 2 && !len; k++)
+			if (!strncmp(s, kinds[k], strlen(kinds[k])))
+				len = strlen(kinds[k]);
+		if (!len || s[len] < '0' || s[len] > '9')
+			return false;
+		for (s += len; *s >= '0' && *s <= '9'; s++)
+			;
+	}
+	return true;
+}
+
+size_t elf_symbol_origin_length(const char *name)
+{
+	for (const char *dot = strchr(name, '.'); dot && dot != name;
+	     dot = strchr(dot + 1, '.'))
+		if (clone_suffixes(dot))
+			return (size_t)(dot - name);
+	return strlen(name);
+}

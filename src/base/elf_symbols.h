@@ -42,4 +42,11 @@ typedef void elf_symbols_named(void *ctx, size_t i, const char *name,
 int elf_symbols_name(const char *path, const uint64_t *addrs, size_t n,
 		     elf_symbols_named *named, void *ctx);
 
+/* The length of @name without the suffixes GCC gives a whole copy of a
+ * function specialised for some of its callers (".constprop.N",
+ * ".isra.N", in any number): for a profile the copy is the function.  A
+ * part split off a function (".part.N") and its cold code (".cold") are
+ * not the whole function, and keep their names. */
+size_t elf_symbol_origin_length(const char *name);
+
 #endif

@@ -109,7 +109,8 @@ static void named(void *ctx, size_t i, const char *name, uintptr_t offset)
 	struct naming *n = ctx;
 
 	(void)offset;
-	text_format(n->fn[i].name, sizeof(n->fn[i].name), "%s", name);
+	text_format(n->fn[i].name, sizeof(n->fn[i].name), "%.*s",
+		    (int)elf_symbol_origin_length(name), name);
 }
 
 /* "prog+0x1139", or "0x7f..." outside every object.  Where the profile

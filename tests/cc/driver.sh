@@ -184,8 +184,8 @@ if [ -n "$gcc_plugin" ]; then
 	want $gcc_flags $gcc_full "-fplugin=$gcc_plugin" -c x.c
 	TRMS_CC=$work/bin/x86_64-linux-gnu-gcc-$gcc_major \
 		same "--trms-full, gcc $gcc_major" "$trms" cc --trms-full -c x.c
-	# Functions only too: its pass takes the hooks out of inlined
-	# functions.
+	# Functions only too: its passes instrument functions after
+	# inlining.
 	want $gcc_flags "-fplugin=$gcc_plugin" -c x.c
 	TRMS_CC=$work/bin/x86_64-linux-gnu-gcc-$gcc_major \
 		same "functions, gcc $gcc_major" "$trms" cc -c x.c

@@ -1,7 +1,7 @@
 /*
  * fn_inlined.c - a helper the optimiser inlines into its caller is no
- * region of its own, with GCC (its plugin takes the hooks out of inlined
- * copies) as with Clang (which instruments after inlining); the caller,
+ * region of its own, with GCC (its plugin instruments functions after
+ * inlining) as with Clang (which instruments after inlining); the caller,
  * which the optimiser may clone for its constant argument
  * (outer.constprop.0), stays one region with one activation.
  */

@@ -7,6 +7,9 @@
 #  - functions-only: fn_cases.c (compiled and linked in separate steps,
 #    as make does), every function a region, at K = 4; fn_inlined.c, a
 #    helper inlined into its caller no region (GCC: through its plugin);
+#    fn_shape.c, the functions the optimiser leaves, splits and
+#    specialises those of the native build, each counted (GCC's
+#    specialised copy under its origin's name);
 #  - --trms-full: fn_full.c, every load and store an access too, and the
 #    C library's strlen recorded as its caller's reads, at K = 4; and
 #    examples/wordfreq.c, the paper's word counter, with its annotations
@@ -72,6 +75,13 @@ checked_run() {
 		{ fail "$program: trms report"; return 1; }
 }
 
+# shape_functions PROGRAM: the functions of fn_shape.c in PROGRAM, as
+# the optimiser left them (clones and parts included), on one line.
+shape_functions() {
+	nm "$1" | awk '$2 ~ /^[tT]$/ { print $3 }' |
+		grep -E '^(main|maybe_large|slow|use_b|small)' | sort | tr '\n' ' '
+}
+
 expect() { # WHAT GOT WANTED
 	[ "$2" = "$3" ] || fail "$cc: $1: got '$2', expected '$3'"
 }
@@ -79,7 +89,7 @@ expect() { # WHAT GOT WANTED
 # The Clang plugin of --trms-full, if this trms was built with it: its
 # programs check most accesses inline, except while traced.
 plugin=$(dirname "$trms")/cc/plugin/trms-pass.so
-# GCC's plugin, if built: inlined functions lose their hooks.
+# GCC's plugin, if built: functions instrumented after inlining.
 gcc_plugin=$(dirname "$trms")/cc/plugin/trms-gcc-plugin.so
 
 # inline_same NAME PROGRAM [ARG...]: PROGRAM built by `trms cc
@@ -150,6 +160,33 @@ for cc in gcc clang; do
 		expect "outer" "$(tuples outer trms)" "0 1 0 0"
 		if [ "$cc" = clang ] || [ -e "$gcc_plugin" ]; then
 			expect "scale (inlined)" "$(tuples scale trms)" ""
+		fi
+	fi
+
+	# The optimiser inlines, splits and specialises as it does natively
+	# (GCC: through its plugin, which instruments after inlining).
+	if ! $cc -O2 -o "$work/native-shape-$cc" "$src/fn_shape.c"; then
+		fail "$cc: native build of fn_shape.c"
+	elif ! TRMS_CC=$cc "$trms" cc -O2 -o "$work/shape-$cc" \
+		"$src/fn_shape.c"; then
+		fail "$cc: trms cc fn_shape.c"
+	else
+		native_shape=$(shape_functions "$work/native-shape-$cc")
+		if [ "$cc" = clang ] || [ -e "$gcc_plugin" ]; then
+			expect "functions of fn_shape.c" \
+				"$(shape_functions "$work/shape-$cc")" \
+				"$native_shape"
+		fi
+		if checked_run "shape-$cc"; then
+			expect "use_b (specialised)" "$(tuples use_b trms)" \
+				"0 10 0 0"
+			expect "slow" "$(tuples slow trms)" "0 2352 0 0"
+			case " $native_shape " in
+			*" maybe_large.part.0 "*)
+				expect "maybe_large.part.0" \
+					"$(tuples maybe_large.part.0 trms)" \
+					"0 6 0 0" ;;
+			esac
 		fi
 	fi
 

@@ -84,8 +84,8 @@ static int instrument(const struct cc_plan *p, struct cc_argv *a, char **out)
 	if (n < 0)
 		return n;
 	n += 2;
-	/* GCC's plugin, in either mode: no hooks in inlined functions; the
-	 * accesses the sanitizer's pass leaves out. */
+	/* GCC's plugin, in either mode: functions instrumented after
+	 * inlining; the accesses the sanitizer's pass leaves out. */
 	if (p->plugin) {
 		if (asprintf(&a->owned[2], "%s%s", CC_GCC_PLUGIN, p->plugin) <
 		    0)

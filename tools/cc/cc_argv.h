@@ -38,8 +38,9 @@
 #define CC_CLANG_NO_GLOBALS "-asan-globals=0"
 /* --trms-full with Clang where the plugin is (followed by its path). */
 #define CC_CLANG_PLUGIN "-fpass-plugin="
-/* GCC's plugin where it is (followed by its path), in either mode: a
- * function inlined into another is no region; with --trms-full the
+/* GCC's plugin where it is (followed by its path), in either mode:
+ * functions instrumented after inlining, so that the optimiser inlines as
+ * natively and what it inlines is no region; with --trms-full the
  * accesses to the file's own variables at constant offsets, which GCC's
  * pass leaves out, are instrumented too. */
 #define CC_GCC_PLUGIN "-fplugin="
@@ -67,9 +68,9 @@ struct cc_plan {
 	const char *plugin;	/* Clang's plugin, with --trms-full, which
 				 * checks accesses inline (NULL: every access
 				 * a call); or GCC's, in either mode, which
-				 * takes the hooks out of inlined functions
-				 * and instruments what the access pass
-				 * leaves out (NULL: neither); cc_plugin.h */
+				 * instruments functions after inlining and
+				 * the accesses GCC's pass leaves out (NULL:
+				 * neither); cc_plugin.h */
 };
 
 struct cc_argv {

@@ -36,6 +36,13 @@ struct profile_lookups *lookups_of(struct profile_doc *doc)
 	return doc->lookups;
 }
 
+/* A copy of symbol @name as regions are named: GCC's clones as their
+ * origin (elf_symbol_origin_length). */
+static char *origin_name(const char *name)
+{
+	return xstrndup(name, elf_symbol_origin_length(name));
+}
+
 /* Names, from the module's file, for the frames of @m the profile did not
  * name, and the functions among its regions: all of them at once. */
 static void look_up_symbols(struct profile_doc *doc,
@@ -63,7 +70,7 @@ static void look_up_symbols(struct profile_doc *doc,
 		const char *name = elf_symbols_find(symbols, c->b, &in_symbol);
 		if (name)
 			found[n++] = (struct profile_symbol){
-				m->id, c->b, xstrdup(name), in_symbol
+				m->id, c->b, origin_name(name), in_symbol
 			};
 	}
 	size_t framed = n;
@@ -81,7 +88,7 @@ static void look_up_symbols(struct profile_doc *doc,
 		const char *name = elf_symbols_find(symbols, offset, &in_symbol);
 		if (name && !known)
 			found[n++] = (struct profile_symbol){
-				m->id, offset, xstrdup(name), in_symbol
+				m->id, offset, origin_name(name), in_symbol
 			};
 	}
 	elf_symbols_free(symbols);

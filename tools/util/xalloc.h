@@ -40,6 +40,15 @@ static inline char *xstrdup(const char *s)
 	return strcpy(xrealloc(NULL, strlen(s) + 1), s);
 }
 
+static inline char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
 /* xasprintf: asprintf, or the end of the command. */
 #define xasprintf(out, ...)                                                	do {                                                               		if (asprintf((out), __VA_ARGS__) < 0)                      			out_of_memory();                                   	} while (0)
 

@@ -1,18 +1,26 @@
-// trms_gcc_plugin.cc - the GCC plugin of `trms cc`: a function inlined
-// into another is no region of its own, as with Clang; and with
-// --trms-full the accesses GCC's kernel-address pass leaves out are
-// instrumented too.
+// trms_gcc_plugin.cc - the GCC plugin of `trms cc`: functions are
+// instrumented after inlining, as Clang does, so that the optimiser
+// inlines what it would natively and an inlined function is no region of
+// its own; and with --trms-full the accesses GCC's kernel-address pass
+// leaves out are instrumented too.
 //
 // -finstrument-functions instruments each function where GCC reads it,
-// before inlining: a function inlined into another keeps its calls of
-// __cyg_profile_func_enter and _exit in its copy, so every call of a
-// small helper the optimiser inlined still costs two calls into the
-// library (zstd, made of forced-inline helpers, ran 10-23 times slower
-// in functions-only mode with GCC, against 1.2 with Clang, which
-// instruments after inlining).  A pass of this plugin, after the last
-// inlining, removes from each function the calls that name another
-// function than itself (an IPA clone, foo.constprop.0 or foo.part.0,
-// names its origin, foo, and keeps them).
+// before any optimisation: the calls of __cyg_profile_func_enter and _exit
+// make every small function look costly to the inliner, which then
+// leaves out of line a third of the functions it inlines natively (the
+// sqlite3 shell: 2,702 functions against 1,686), and a function inlined
+// all the same keeps the calls in its copy.  So a pass of this plugin,
+// right after the control flow graph is built and before the call graph
+// is, takes the calls out of each function GCC instrumented and notes the
+// function (GCC's own rules say which: no_instrument_function, the
+// exclusion lists); a pass after the last inlining puts them back in the
+// functions left out of line: a call of the entry hook where the function
+// starts, one of the exit hook before each return.  A clone of a function
+// for constant arguments (foo.constprop.0, foo.isra.0) names its origin,
+// foo, as GCC's own calls in it did, while the origin is emitted; a part
+// split off a function (foo.part.0), which runs only on some of its
+// calls, names itself.  Where nothing is optimised (-O0: no inlining, and
+// the late pass does not run) GCC's calls stay as they are.
 //
 // `trms cc --trms-full` with GCC makes every load and store a call of
 // __asan_loadN_noabort / __asan_storeN_noabort through GCC's own
@@ -52,6 +60,10 @@
 #include "gimple-iterator.h"
 #include "ssa.h"
 #include "context.h"
+#include "cfghooks.h"
+#include "tree-cfg.h"
+#include "tree-into-ssa.h"
+#include "hash-set.h"
 
 // GCC loads only plugins that say their licence lets them (trms's, MIT,
 // does).
@@ -91,30 +103,183 @@ void before_pass(void *gcc_data, void *)
 		v->dynamically_initialized = 1;
 }
 
-// A call of -finstrument-functions' hooks naming a function other than
-// @self: one that was inlined into it.
-bool inlined_hook(const gimple *stmt, tree self)
+// The function a call of -finstrument-functions' hooks names, or
+// NULL_TREE if @stmt is no such call.
+tree hooked_function(const gimple *stmt)
 {
-	if (!is_gimple_call(stmt))
-		return false;
+	if (!is_gimple_call(stmt) || gimple_call_num_args(stmt) < 1)
+		return NULL_TREE;
 	tree callee = gimple_call_fndecl(stmt);
-	if (!callee || !DECL_NAME(callee) || gimple_call_num_args(stmt) < 1)
-		return false;
+	if (!callee || !DECL_NAME(callee))
+		return NULL_TREE;
 	const char *name = IDENTIFIER_POINTER(DECL_NAME(callee));
 	if (strcmp(name, "__cyg_profile_func_enter") &&
 	    strcmp(name, "__cyg_profile_func_exit"))
-		return false;
+		return NULL_TREE;
 	tree fn = gimple_call_arg(stmt, 0);
 	STRIP_NOPS(fn);
 	if (TREE_CODE(fn) != ADDR_EXPR ||
 	    TREE_CODE(TREE_OPERAND(fn, 0)) != FUNCTION_DECL)
-		return false;
-	return DECL_ORIGIN(TREE_OPERAND(fn, 0)) != DECL_ORIGIN(self);
+		return NULL_TREE;
+	return TREE_OPERAND(fn, 0);
 }
 
-const pass_data inlined_hooks_data = {
+// Remove from @bb the reading of the return address into @var (not in
+// SSA form yet), for a call of a hook that is gone: a function that reads
+// its return address is neither split nor given new parameters by the
+// optimiser.
+void remove_return_address(basic_block bb, tree var)
+{
+	for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi);
+	     gsi_next(&gsi)) {
+		gimple *stmt = gsi_stmt(gsi);
+		if (!is_gimple_call(stmt) || gimple_call_lhs(stmt) != var)
+			continue;
+		// (Not gimple_call_builtin_p: GCC's call has no argument
+		// types to compare.)
+		tree callee = gimple_call_fndecl(stmt);
+		if (callee && fndecl_built_in_p(callee, BUILT_IN_RETURN_ADDRESS)) {
+			gsi_remove(&gsi, true);
+			return;
+		}
+	}
+}
+
+// Remove the hooks' calls from @fun: all of them (@other_only false), or
+// those naming another function than @fun's origin (inlined from a
+// function the early pass left alone).  @return whether any was removed.
+bool remove_hooks(function *fun, bool other_only)
+{
+	tree self = DECL_ORIGIN(fun->decl);
+	bool removed = false;
+	basic_block bb;
+
+	FOR_EACH_BB_FN (bb, fun) {
+		gimple_stmt_iterator gsi = gsi_start_bb(bb);
+		while (!gsi_end_p(gsi)) {
+			gimple *stmt = gsi_stmt(gsi);
+			tree fn = hooked_function(stmt);
+			if (!fn || (other_only && DECL_ORIGIN(fn) == self)) {
+				gsi_next(&gsi);
+				continue;
+			}
+			if (gimple_in_ssa_p(fun))
+				unlink_stmt_vdef(stmt);
+			gsi_remove(&gsi, true);
+			if (gimple_in_ssa_p(fun))
+				release_defs(stmt);
+			else
+				remove_return_address(bb, gimple_call_arg(stmt, 1));
+			removed = true;
+		}
+	}
+	return removed;
+}
+
+// The functions whose hooks the early pass took out, by origin.
+hash_set<tree> *hooked;
+
+const pass_data take_hooks_data = {
 	GIMPLE_PASS,
-	"trms_inlined_hooks",
+	"trms_take_hooks",
+	OPTGROUP_NONE,
+	TV_NONE,
+	PROP_cfg,
+	0,
+	0,
+	0,
+	0,
+};
+
+struct take_hooks_pass : gimple_opt_pass {
+	explicit take_hooks_pass(gcc::context *ctx)
+		: gimple_opt_pass(take_hooks_data, ctx)
+	{
+	}
+
+	// Only where the late pass runs: not at -O0.
+	bool gate(function *fun) override
+	{
+		return opt_for_fn(fun->decl, optimize) > 0;
+	}
+
+	unsigned int execute(function *fun) override
+	{
+		if (remove_hooks(fun, false))
+			hooked->add(DECL_ORIGIN(fun->decl));
+		return 0;
+	}
+};
+
+// The function @fun's hooks name: its origin, for a clone whose origin
+// is emitted too (see the head of this file), else itself.
+tree named_function(function *fun)
+{
+	tree origin = DECL_ORIGIN(fun->decl);
+	cgraph_node *self = cgraph_node::get(fun->decl);
+	cgraph_node *original = cgraph_node::get(origin);
+
+	if (origin == fun->decl || !self || self->split_part || !original ||
+	    !original->definition || original->inlined_to)
+		return fun->decl;
+	return origin;
+}
+
+gcall *hook_call(enum built_in_function hook, tree fn)
+{
+	gcall *call = gimple_build_call(builtin_decl_implicit(hook), 2,
+					build_fold_addr_expr(fn),
+					null_pointer_node);
+	gimple_call_set_nothrow(call, true);
+	return call;
+}
+
+// The hooks' calls into @fun: the entry's on the edge from the function's
+// entry (a block of its own: the first block may be a loop's head), the
+// exit's before each return.  A call that returned straight to the
+// caller now returns before the exit's call.
+void put_hooks(function *fun)
+{
+	tree fn = named_function(fun);
+	basic_block bb;
+
+	basic_block first =
+		split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+	gimple_stmt_iterator gsi = gsi_start_bb(first);
+	gsi_insert_before(&gsi, hook_call(BUILT_IN_PROFILE_FUNC_ENTER, fn),
+			  GSI_NEW_STMT);
+	FOR_EACH_BB_FN (bb, fun) {
+		for (gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi))
+			if (gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi)))
+				gimple_call_set_tail(call, false);
+		gimple *last = last_stmt(bb);
+		if (last && gimple_code(last) == GIMPLE_RETURN) {
+			gsi = gsi_for_stmt(last);
+			gsi_insert_before(
+				&gsi, hook_call(BUILT_IN_PROFILE_FUNC_EXIT, fn),
+				GSI_SAME_STMT);
+		}
+	}
+	mark_virtual_operands_for_renaming(fun);
+}
+
+// A call that must be a tail call cannot have the exit's call after it.
+bool has_musttail(function *fun)
+{
+	basic_block bb;
+
+	FOR_EACH_BB_FN (bb, fun)
+		for (gimple_stmt_iterator gsi = gsi_start_bb(bb);
+		     !gsi_end_p(gsi); gsi_next(&gsi))
+			if (gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi)))
+				if (gimple_call_must_tail_p(call))
+					return true;
+	return false;
+}
+
+const pass_data put_hooks_data = {
+	GIMPLE_PASS,
+	"trms_put_hooks",
 	OPTGROUP_NONE,
 	TV_NONE,
 	PROP_cfg | PROP_ssa,
@@ -124,35 +289,24 @@ const pass_data inlined_hooks_data = {
 	TODO_update_ssa_only_virtuals,
 };
 
-struct inlined_hooks_pass : gimple_opt_pass {
-	explicit inlined_hooks_pass(gcc::context *ctx)
-		: gimple_opt_pass(inlined_hooks_data, ctx)
+struct put_hooks_pass : gimple_opt_pass {
+	explicit put_hooks_pass(gcc::context *ctx)
+		: gimple_opt_pass(put_hooks_data, ctx)
 	{
 	}
 
 	// One per instance of "optimized" (-Og has its own).
 	opt_pass *clone() override
 	{
-		return new inlined_hooks_pass(m_ctxt);
+		return new put_hooks_pass(m_ctxt);
 	}
 
 	unsigned int execute(function *fun) override
 	{
-		basic_block bb;
-
-		FOR_EACH_BB_FN (bb, fun) {
-			gimple_stmt_iterator gsi = gsi_start_bb(bb);
-			while (!gsi_end_p(gsi)) {
-				gimple *stmt = gsi_stmt(gsi);
-				if (!inlined_hook(stmt, fun->decl)) {
-					gsi_next(&gsi);
-					continue;
-				}
-				unlink_stmt_vdef(stmt);
-				gsi_remove(&gsi, true);
-				release_defs(stmt);
-			}
-		}
+		remove_hooks(fun, true);
+		if (hooked->contains(DECL_ORIGIN(fun->decl)) &&
+		    !has_musttail(fun))
+			put_hooks(fun);
 		return 0;
 	}
 };
@@ -171,13 +325,21 @@ int plugin_init(struct plugin_name_args *info,
 		global_options.x_flag_sanitize_address_use_after_scope;
 	register_callback(info->base_name, PLUGIN_PASS_EXECUTION, before_pass,
 			  nullptr);
+	hooked = new hash_set<tree>;
+	// After "cfg", before the call graph's edges are built and anything
+	// is inlined.
+	static struct register_pass_info take_hooks = {
+		new take_hooks_pass(g), "cfg", 1, PASS_POS_INSERT_AFTER
+	};
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, nullptr,
+			  &take_hooks);
 	// Before "optimized", the last pass over a function's GIMPLE: every
 	// inlining is done.  (At -O0 nothing is inlined, and that pass does
 	// not run; nor does this one.)
-	static struct register_pass_info inlined_hooks = {
-		new inlined_hooks_pass(g), "optimized", 0, PASS_POS_INSERT_BEFORE
+	static struct register_pass_info put_hooks = {
+		new put_hooks_pass(g), "optimized", 0, PASS_POS_INSERT_BEFORE
 	};
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, nullptr,
-			  &inlined_hooks);
+			  &put_hooks);
 	return 0;
 }
