@@ -18,7 +18,8 @@
  *    jmp_buf, on x86-64 with glibc);
  *  - a C++ catch (the hook of __cxa_begin_catch below) closes those below
  *    the catching function's stack pointer: functions the exception
- *    unwound where the compiler calls no exit on the way (Clang);
+ *    unwound where the compiler calls no exit on the way (Clang, and GCC
+ *    with trms cc's plugin);
  *  - an exit whose function is not on top closes the frames above it that
  *    lie below its stack pointer: what is left (a longjmp where the
  *    jmp_buf cannot be read).
@@ -130,12 +131,33 @@ enter_fast(const void *fn, uintptr_t cfa, const bool is_timed)
 	enter_general(fn, cfa);
 }
 
+static __attribute__((noinline)) void enter_slow(const void *fn,
+						 uintptr_t cfa)
+{
+	call_timed() ? enter_fast(fn, cfa, true) : enter_fast(fn, cfa, false);
+}
+
+/* The commonest entry of all, costs in events and no selection: a few
+ * loads, a compare, the frame's stores; anything else is enter_slow's.
+ * (Kept apart so that it needs no registers of its caller's saved.) */
 EXPORT void __cyg_profile_func_enter(void *fn, void *call_site)
 {
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa() | FUNCTION_FRAME;
+	struct trms_thread *t = thread_current;
+	uint32_t id;
 
 	(void)call_site;
-	call_timed() ? enter_fast(fn, cfa, true) : enter_fast(fn, cfa, false);
+	if (__builtin_expect(t && !t->busy && !call_timed() && !selection.on &&
+				     function_cache_find(t->functions, fn, &id),
+			     1)) {
+		t->busy = true;
+		bool opened = engine_try_call(&t->engine, id, runtime_tag(),
+					      fn, cfa, t->engine.events);
+		t->busy = false;
+		if (__builtin_expect(opened, 1))
+			return;
+	}
+	enter_slow(fn, cfa);
 }
 
 /* @now: the clock read on entry, with costs in nanoseconds. */
@@ -195,12 +217,33 @@ exit_fast(const void *fn, uintptr_t cfa, const bool is_timed)
 	exit_general(fn, cfa, now);
 }
 
+static __attribute__((noinline)) void exit_slow(const void *fn,
+						uintptr_t cfa)
+{
+	call_timed() ? exit_fast(fn, cfa, true) : exit_fast(fn, cfa, false);
+}
+
+/* The commonest exit, as __cyg_profile_func_enter's: the function's own
+ * frame on top, costs in events, no selection. */
 EXPORT void __cyg_profile_func_exit(void *fn, void *call_site)
 {
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa() | FUNCTION_FRAME;
+	struct trms_thread *t = thread_current;
 
 	(void)call_site;
-	call_timed() ? exit_fast(fn, cfa, true) : exit_fast(fn, cfa, false);
+	if (__builtin_expect(t && !t->busy && !call_timed() && !selection.on,
+			     1)) {
+		/* With no activation open this is the sentinel frame, whose
+		 * key is NULL. */
+		const struct frame *top = &t->engine.stack[t->engine.depth];
+		if (__builtin_expect(top->key == fn &&
+					     (top->cfa & FUNCTION_FRAME),
+				     1)) {
+			activation_close_fast(t, false, 0);
+			return;
+		}
+	}
+	exit_slow(fn, cfa);
 }
 
 /* The stack pointer a longjmp to @env restores, if this platform's
@@ -287,9 +330,10 @@ EXPORT void __longjmp_chk(jmp_buf env, int val)
 /*
  * C++: a catch begins (the compiler calls __cxa_begin_catch in the
  * handler) in the function that catches, whose stack pointer is this
- * call's CFA; the functions the exception unwound lie below it, and with
- * Clang, which calls no exit on the way, their frames are still open:
- * closed here, where they end.  Then the C++ runtime's.
+ * call's CFA; the functions the exception unwound lie below it, and where
+ * the compiler calls no exit on the way (Clang, and GCC through trms cc's
+ * plugin, which both instrument after inlining) their frames are still
+ * open: closed here, where they end.  Then the C++ runtime's.
  */
 void *__cxa_begin_catch(void *exception);
 

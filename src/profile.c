@@ -24,7 +24,10 @@
  * (a pair of begin and end took a tenth longer). */
 struct tuple_array {
 	size_t capacity; /* a power of two */
-	char page_colour[SLOTS_OFFSET - sizeof(size_t)];
+	/* The table's memo while this is its array (profile.h). */
+	struct tuple_slot *memo[PROFILE_MEMO];
+	char page_colour[SLOTS_OFFSET - sizeof(size_t) -
+			 PROFILE_MEMO * sizeof(struct tuple_slot *)];
 	struct tuple_slot slot[];
 };
 
@@ -105,7 +108,7 @@ static int grow(struct profile_table *t)
 	}
 	if (old)
 		t->retired[t->n_retired++] = old;
-	memset(t->memo, 0, sizeof(t->memo));
+	t->memo = a->memo;
 	atomic_store_explicit(&t->array, a, memory_order_release);
 	return 0;
 }
@@ -373,9 +376,10 @@ void profile_table_clear(struct profile_table *t)
 	for (size_t i = 0; i < t->n_retired; i++)
 		vm_free(t->retired[i], array_bytes(t->retired[i]->capacity));
 	t->n_retired = 0;
-	if (a)
+	if (a) {
 		memset(a->slot, 0, a->capacity * sizeof(a->slot[0]));
-	memset(t->memo, 0, sizeof(t->memo));
+		memset(a->memo, 0, sizeof(a->memo));
+	}
 	t->used = 0;
 	t->failed = false;
 }
