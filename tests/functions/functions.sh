@@ -189,6 +189,27 @@ for cc in gcc clang; do
 			esac
 		fi
 	fi
+	# The same with GCC's link-time optimiser: the plugin's late pass
+	# runs there, in another process than the early one.
+	if [ "$cc" = gcc ] && [ -e "$gcc_plugin" ]; then
+		if ! gcc -O2 -flto -o "$work/native-shape-lto-$cc" \
+			"$src/fn_shape.c"; then
+			fail "$cc: native build of fn_shape.c, -flto"
+		elif ! TRMS_CC=$cc "$trms" cc -O2 -flto \
+			-o "$work/shape-lto-$cc" "$src/fn_shape.c"; then
+			fail "$cc: trms cc -flto fn_shape.c"
+		else
+			expect "functions of fn_shape.c, -flto" \
+				"$(shape_functions "$work/shape-lto-$cc")" \
+				"$(shape_functions "$work/native-shape-lto-$cc")"
+			if checked_run "shape-lto-$cc"; then
+				expect "use_b, -flto" "$(tuples use_b trms)" \
+					"0 10 0 0"
+				expect "slow, -flto" "$(tuples slow trms)" \
+					"0 2352 0 0"
+			fi
+		fi
+	fi
 
 	# --trms-full.
 	$cc -O2 -pthread -o "$work/native-full-$cc" "$src/fn_full.c" ||

@@ -11,9 +11,10 @@
 // sqlite3 shell: 2,702 functions against 1,686), and a function inlined
 // all the same keeps the calls in its copy.  So a pass of this plugin,
 // right after the control flow graph is built and before the call graph
-// is, takes the calls out of each function GCC instrumented and notes the
+// is, takes the calls out of each function GCC instrumented and marks the
 // function (GCC's own rules say which: no_instrument_function, the
-// exclusion lists); a pass after the last inlining puts them back in the
+// exclusion lists; the mark goes with the function into -flto's link-time
+// optimiser); a pass after the last inlining puts them back in the
 // functions left out of line: a call of the entry hook where the function
 // starts, one of the exit hook before each return.  A clone of a function
 // for constant arguments (foo.constprop.0, foo.isra.0) names its origin,
@@ -63,7 +64,7 @@
 #include "cfghooks.h"
 #include "tree-cfg.h"
 #include "tree-into-ssa.h"
-#include "hash-set.h"
+#include "attribs.h"
 
 // GCC loads only plugins that say their licence lets them (trms's, MIT,
 // does).
@@ -176,8 +177,25 @@ bool remove_hooks(function *fun, bool other_only)
 	return removed;
 }
 
-// The functions whose hooks the early pass took out, by origin.
-hash_set<tree> *hooked;
+// The mark of a function whose hooks the early pass took out: an
+// attribute, which travels with the function into the link-time
+// optimiser (-flto: the late pass then runs in another process).  Its
+// name has a space: no source can spell it.
+const char *const hooked_mark = "trms hooked";
+
+void mark_hooked(tree fn)
+{
+	if (!lookup_attribute(hooked_mark, DECL_ATTRIBUTES(fn)))
+		DECL_ATTRIBUTES(fn) = tree_cons(get_identifier(hooked_mark),
+						NULL_TREE, DECL_ATTRIBUTES(fn));
+}
+
+bool hooked(tree fn)
+{
+	return lookup_attribute(hooked_mark, DECL_ATTRIBUTES(fn)) ||
+	       lookup_attribute(hooked_mark,
+				DECL_ATTRIBUTES(DECL_ORIGIN(fn)));
+}
 
 const pass_data take_hooks_data = {
 	GIMPLE_PASS,
@@ -206,7 +224,7 @@ struct take_hooks_pass : gimple_opt_pass {
 	unsigned int execute(function *fun) override
 	{
 		if (remove_hooks(fun, false))
-			hooked->add(DECL_ORIGIN(fun->decl));
+			mark_hooked(fun->decl);
 		return 0;
 	}
 };
@@ -304,7 +322,7 @@ struct put_hooks_pass : gimple_opt_pass {
 	unsigned int execute(function *fun) override
 	{
 		remove_hooks(fun, true);
-		if (hooked->contains(DECL_ORIGIN(fun->decl)) &&
+		if (hooked(fun->decl) &&
 		    !has_musttail(fun))
 			put_hooks(fun);
 		return 0;
@@ -325,7 +343,6 @@ int plugin_init(struct plugin_name_args *info,
 		global_options.x_flag_sanitize_address_use_after_scope;
 	register_callback(info->base_name, PLUGIN_PASS_EXECUTION, before_pass,
 			  nullptr);
-	hooked = new hash_set<tree>;
 	// After "cfg", before the call graph's edges are built and anything
 	// is inlined.
 	static struct register_pass_info take_hooks = {
