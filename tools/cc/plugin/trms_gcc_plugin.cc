@@ -281,18 +281,26 @@ void put_hooks(function *fun)
 	mark_virtual_operands_for_renaming(fun);
 }
 
-// A call that must be a tail call cannot have the exit's call after it.
-bool has_musttail(function *fun)
+// Can the hooks go into @fun?  Not after a call that must be a tail call
+// (the exit's call would follow it), nor where the compiler lacks the
+// hooks' declarations or the entry has other than one edge out (GCC's
+// graphs have one): the function then stays no region rather than the
+// compiler failing.
+bool hooks_fit(function *fun)
 {
 	basic_block bb;
 
+	if (!builtin_decl_implicit(BUILT_IN_PROFILE_FUNC_ENTER) ||
+	    !builtin_decl_implicit(BUILT_IN_PROFILE_FUNC_EXIT) ||
+	    !single_succ_p(ENTRY_BLOCK_PTR_FOR_FN(fun)))
+		return false;
 	FOR_EACH_BB_FN (bb, fun)
 		for (gimple_stmt_iterator gsi = gsi_start_bb(bb);
 		     !gsi_end_p(gsi); gsi_next(&gsi))
 			if (gcall *call = dyn_cast<gcall *>(gsi_stmt(gsi)))
 				if (gimple_call_must_tail_p(call))
-					return true;
-	return false;
+					return false;
+	return true;
 }
 
 const pass_data put_hooks_data = {
@@ -322,8 +330,7 @@ struct put_hooks_pass : gimple_opt_pass {
 	unsigned int execute(function *fun) override
 	{
 		remove_hooks(fun, true);
-		if (hooked(fun->decl) &&
-		    !has_musttail(fun))
+		if (hooked(fun->decl) && hooks_fit(fun))
 			put_hooks(fun);
 		return 0;
 	}
