@@ -32,22 +32,62 @@
  * NULL until the thread's first access comes through the hooks below,
  * and for good if the library does not keep the copies.  The hooks are
  * where the checks send what they do not decide.
+ *
+ * Code whose every access is a call (GCC's, Clang's without trms's
+ * plugin) gets the same checks at the top of the hooks, through a pointer
+ * of the library's own (hook_fast), turned on by the first access: a
+ * module built against other structures, which reads __trms_fast, still
+ * never finds it set unless a module of these asked for it.
  */
 EXPORT __thread struct engine_fast *__trms_fast
 	__attribute__((tls_model("initial-exec")));
-static bool checks_on;
+static __thread struct engine_fast *hook_fast
+	__attribute__((tls_model("initial-exec")));
+static bool checks_on, hook_checks_on;
+
+/* Not with a trace (every operation must go through the engine's traced
+ * paths), nor when only some activations are measured (the checks know
+ * nothing of skipped ones). */
+static bool checks_allowed(void)
+{
+	return runtime_active() && !selection.on && !config.tracing;
+}
 
 EXPORT void __trms_fast_enable(unsigned abi)
 {
-	/* Not with a trace (every operation must go through the engine's
-	 * traced paths), nor when only some activations are measured (the
-	 * checks know nothing of skipped ones), nor for code built against
-	 * another version of these structures. */
-	if (abi != INLINE_CHECKS_ABI || !runtime_active() || selection.on ||
-	    config.tracing || __atomic_load_n(&checks_on, __ATOMIC_RELAXED))
+	/* Nor for code built against another version of these
+	 * structures. */
+	if (abi != INLINE_CHECKS_ABI || !checks_allowed() ||
+	    __atomic_load_n(&checks_on, __ATOMIC_RELAXED))
 		return;
 	engine_set_fast(&runtime.engine, true);
 	__atomic_store_n(&checks_on, true, __ATOMIC_RELAXED);
+}
+
+/* The hooks' own checks, at the first access through them. */
+static void enable_hook_checks(void)
+{
+	if (!checks_allowed())
+		return;
+	engine_set_fast(&runtime.engine, true);
+	__atomic_store_n(&hook_checks_on, true, __ATOMIC_RELAXED);
+}
+
+/* The inline checks' decision (inline_checks.c), for an access of @n
+ * bytes that came as a call.  @return true if decided and counted. */
+static inline __attribute__((always_inline)) bool
+decided_fast(uintptr_t addr, size_t n, bool write)
+{
+	struct engine_fast *f = hook_fast;
+
+	if (!f || inline_checks_busy(f))
+		return false;
+	struct engine_thread *t = engine_fast_owner(f);
+	if (!(write ? engine_fast_write(t, addr, n)
+		    : engine_fast_read(t, addr, n)))
+		return false;
+	t->events++;
+	return true;
 }
 
 /* An access of @size bytes at @addr by the calling thread, @write or
@@ -62,6 +102,9 @@ record(uintptr_t addr, size_t size, bool write, bool span)
 
 	if (!t)
 		return;
+	if (__builtin_expect(
+		    !__atomic_load_n(&hook_checks_on, __ATOMIC_RELAXED), 0))
+		enable_hook_checks();
 	if (__builtin_expect(runtime_tag() != 0 && size != 0, 1)) {
 		if (span) {
 			unsigned shift = runtime.engine.cell_shift;
@@ -69,9 +112,11 @@ record(uintptr_t addr, size_t size, bool write, bool span)
 					    (addr >> shift);
 		}
 		call_access(t, addr, size, write ? engine_write : engine_read);
-		if (__atomic_load_n(&checks_on, __ATOMIC_RELAXED)) {
+		if (__atomic_load_n(&hook_checks_on, __ATOMIC_RELAXED)) {
 			engine_fast_refresh(&t->engine, addr);
-			__trms_fast = &t->engine.fast;
+			hook_fast = &t->engine.fast;
+			if (__atomic_load_n(&checks_on, __ATOMIC_RELAXED))
+				__trms_fast = &t->engine.fast;
 		}
 	}
 	call_leave(t);
@@ -81,7 +126,7 @@ void access_record_cells(uintptr_t addr, size_t size, bool write)
 {
 	/* A few bytes (a small memcpy, a short string) the way the inline
 	 * checks decide them, when they are on. */
-	struct engine_fast *f = __trms_fast;
+	struct engine_fast *f = hook_fast;
 	if (f && size && !inline_checks_busy(f)) {
 		struct engine_thread *t = engine_fast_owner(f);
 		if (write ? engine_fast_write(t, addr, size)
@@ -93,14 +138,25 @@ void access_record_cells(uintptr_t addr, size_t size, bool write)
 	record(addr, size, write, true);
 }
 
+/* An access of @n bytes the checks did not decide. */
+static __attribute__((noinline)) void record_one(uintptr_t addr, size_t n,
+						 bool write)
+{
+	record(addr, n, write, false);
+}
+
+/* (The checks first, on a path that saves none of the caller's
+ * registers; the rest out of line.) */
 #define ACCESS_HOOKS(n)                                                  \
 	EXPORT void __asan_load##n##_noabort(void *addr)                 \
 	{                                                                \
-		record((uintptr_t)addr, n, false, false);                \
+		if (!decided_fast((uintptr_t)addr, n, false))            \
+			record_one((uintptr_t)addr, n, false);           \
 	}                                                                \
 	EXPORT void __asan_store##n##_noabort(void *addr)                \
 	{                                                                \
-		record((uintptr_t)addr, n, true, false);                 \
+		if (!decided_fast((uintptr_t)addr, n, true))             \
+			record_one((uintptr_t)addr, n, true);            \
 	}
 
 /* The prototypes the compiler assumes, for -Wmissing-prototypes. */
