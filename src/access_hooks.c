@@ -90,6 +90,46 @@ decided_fast(uintptr_t addr, size_t n, bool write)
 	return true;
 }
 
+/*
+ * After an access the checks left, the engine's copy is refreshed for
+ * them (engine_fast_refresh: a few look-ups).  Where they then decide
+ * nothing — a thread whose every access is a first one, filling fresh
+ * memory — that is spent for nothing: a thread whose last refresh was
+ * followed by no decided access refreshes after every 2nd, 4th, ...,
+ * 64th undecided one only, and after each again once one is decided.
+ * (Without a refresh the copy stays off or as it was: the checks decide
+ * less, never wrongly.)
+ */
+struct refresh_pace {
+	uint64_t events;	/* the thread's events at its last refresh */
+	unsigned undecided;	/* accesses the checks left since */
+	unsigned gap;		/* how many they may leave before the next */
+};
+
+static __thread struct refresh_pace pace
+	__attribute__((tls_model("initial-exec")));
+
+#define REFRESH_GAP_MAX 63
+
+static void refresh_paced(struct trms_thread *t, uintptr_t addr)
+{
+	uint64_t events = t->engine.events;
+
+	/* Events counted since the last refresh beyond the undecided
+	 * accesses' own: accesses the checks decided. */
+	if (++pace.undecided <= pace.gap &&
+	    events - pace.events <= pace.undecided)
+		return;
+	bool decided = events - pace.events > pace.undecided;
+	pace.gap = decided ? 0
+			   : (pace.gap * 2 + 1 > REFRESH_GAP_MAX
+				      ? REFRESH_GAP_MAX
+				      : pace.gap * 2 + 1);
+	engine_fast_refresh(&t->engine, addr);
+	pace.events = t->engine.events;
+	pace.undecided = 0;
+}
+
 /* An access of @size bytes at @addr by the calling thread, @write or
  * not, counting @span events (costs in events) or one.  Errors (an
  * address outside user space, no memory for shadow) are not the
@@ -113,7 +153,7 @@ record(uintptr_t addr, size_t size, bool write, bool span)
 		}
 		call_access(t, addr, size, write ? engine_write : engine_read);
 		if (__atomic_load_n(&hook_checks_on, __ATOMIC_RELAXED)) {
-			engine_fast_refresh(&t->engine, addr);
+			refresh_paced(t, addr);
 			hook_fast = &t->engine.fast;
 			if (__atomic_load_n(&checks_on, __ATOMIC_RELAXED))
 				__trms_fast = &t->engine.fast;
