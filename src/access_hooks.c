@@ -74,19 +74,20 @@ static void enable_hook_checks(void)
 }
 
 /* The inline checks' decision (inline_checks.c), for an access of @n
- * bytes that came as a call.  @return true if decided and counted. */
+ * bytes that came as a call, counted as @events.  @return true if
+ * decided and counted. */
 static inline __attribute__((always_inline)) bool
-decided_fast(uintptr_t addr, size_t n, bool write)
+decided_fast(uintptr_t addr, size_t n, bool write, uint64_t events)
 {
 	struct engine_fast *f = hook_fast;
 
-	if (!f || inline_checks_busy(f))
+	if (!f || !n || inline_checks_busy(f))
 		return false;
 	struct engine_thread *t = engine_fast_owner(f);
 	if (!(write ? engine_fast_write(t, addr, n)
 		    : engine_fast_read(t, addr, n)))
 		return false;
-	t->events++;
+	t->events += events;
 	return true;
 }
 
@@ -113,14 +114,12 @@ static __thread struct refresh_pace pace
 
 static void refresh_paced(struct trms_thread *t, uintptr_t addr)
 {
-	uint64_t events = t->engine.events;
-
 	/* Events counted since the last refresh beyond the undecided
 	 * accesses' own: accesses the checks decided. */
-	if (++pace.undecided <= pace.gap &&
-	    events - pace.events <= pace.undecided)
+	bool decided = t->engine.events - pace.events > ++pace.undecided;
+
+	if (!decided && pace.undecided <= pace.gap)
 		return;
-	bool decided = events - pace.events > pace.undecided;
 	pace.gap = decided ? 0
 			   : (pace.gap * 2 + 1 > REFRESH_GAP_MAX
 				      ? REFRESH_GAP_MAX
@@ -166,16 +165,8 @@ void access_record_cells(uintptr_t addr, size_t size, bool write)
 {
 	/* A few bytes (a small memcpy, a short string) the way the inline
 	 * checks decide them, when they are on. */
-	struct engine_fast *f = hook_fast;
-	if (f && size && !inline_checks_busy(f)) {
-		struct engine_thread *t = engine_fast_owner(f);
-		if (write ? engine_fast_write(t, addr, size)
-			  : engine_fast_read(t, addr, size)) {
-			t->events += ENGINE_FAST_SPAN(size);
-			return;
-		}
-	}
-	record(addr, size, write, true);
+	if (!decided_fast(addr, size, write, ENGINE_FAST_SPAN(size)))
+		record(addr, size, write, true);
 }
 
 /* An access of @n bytes the checks did not decide. */
@@ -190,12 +181,12 @@ static __attribute__((noinline)) void record_one(uintptr_t addr, size_t n,
 #define ACCESS_HOOKS(n)                                                  \
 	EXPORT void __asan_load##n##_noabort(void *addr)                 \
 	{                                                                \
-		if (!decided_fast((uintptr_t)addr, n, false))            \
+		if (!decided_fast((uintptr_t)addr, n, false, 1))         \
 			record_one((uintptr_t)addr, n, false);           \
 	}                                                                \
 	EXPORT void __asan_store##n##_noabort(void *addr)                \
 	{                                                                \
-		if (!decided_fast((uintptr_t)addr, n, true))             \
+		if (!decided_fast((uintptr_t)addr, n, true, 1))          \
 			record_one((uintptr_t)addr, n, true);            \
 	}
 
