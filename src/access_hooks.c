@@ -203,6 +203,8 @@ ACCESS_PROTOTYPES(16)
 void __asan_loadN_noabort(void *addr, long size);
 void __asan_storeN_noabort(void *addr, long size);
 void __asan_handle_no_return(void);
+void __asan_before_dynamic_init(const char *module);
+void __asan_after_dynamic_init(void);
 
 ACCESS_HOOKS(1)
 ACCESS_HOOKS(2)
@@ -223,6 +225,18 @@ EXPORT void __asan_storeN_noabort(void *addr, long size)
 /* Called before a function that does not return (a throw, longjmp,
  * abort): the sanitizer would clean its stack shadow; there is none. */
 EXPORT void __asan_handle_no_return(void)
+{
+}
+
+/* GCC brackets a C++ file's dynamic initialisers with these, for the
+ * sanitizer's check of initialisation order (the globals of other files
+ * poisoned meanwhile): nothing is poisoned here, so nothing to do. */
+EXPORT void __asan_before_dynamic_init(const char *module)
+{
+	(void)module;
+}
+
+EXPORT void __asan_after_dynamic_init(void)
 {
 }
 

@@ -13,13 +13,16 @@
  *    library): 1 activation;
  *  - a forked child runs in_child() and exits; the parent's profile has
  *    no in_child, the child writes its own.  The parent prints its pid,
- *    which names its profile.
+ *    which names its profile;
+ *  - the word printed first is a global with a dynamic initialiser
+ *    (which GCC brackets with calls of the sanitizer's: they must link).
  * The run is traced: the profile must be what the definitions give for
  * the trace.
  */
 #include <csignal>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +56,13 @@ NOINLINE void in_child(void)
 	sink = 2;
 }
 
+NOINLINE std::string make_word(void)
+{
+	return std::string("caught");
+}
+
+static const std::string word = make_word();
+
 __attribute__((constructor)) static void before_main(void)
 {
 	early();
@@ -84,7 +94,7 @@ int main()
 	}
 	int status = 1;
 	waitpid(child, &status, 0);
-	std::printf("caught %d, child %d, parent %ld\n", caught, status,
-		    (long)getpid());
+	std::printf("%s %d, child %d, parent %ld\n", word.c_str(), caught,
+		    status, (long)getpid());
 	return 0;
 }
