@@ -203,7 +203,7 @@ ACCESS_PROTOTYPES(16)
 void __asan_loadN_noabort(void *addr, long size);
 void __asan_storeN_noabort(void *addr, long size);
 void __asan_handle_no_return(void);
-void __asan_before_dynamic_init(const char *module);
+void __asan_before_dynamic_init(const void *module);
 void __asan_after_dynamic_init(void);
 
 ACCESS_HOOKS(1)
@@ -231,7 +231,7 @@ EXPORT void __asan_handle_no_return(void)
 /* GCC brackets a C++ file's dynamic initialisers with these, for the
  * sanitizer's check of initialisation order (the globals of other files
  * poisoned meanwhile): nothing is poisoned here, so nothing to do. */
-EXPORT void __asan_before_dynamic_init(const char *module)
+EXPORT void __asan_before_dynamic_init(const void *module)
 {
 	(void)module;
 }
