@@ -89,11 +89,28 @@ engine_fast_slot(struct engine_fast *f, uintptr_t addr, size_t size,
 #define ENGINE_FAST_FIRST_OK(o, top, parent)                             \
 	((o) >= (top) || !(o) || (o) >= (parent))
 
-/* The read of @size bytes (1, 2, 4, 8 or 16, a constant where the check
- * is compiled) at @addr, decided inline.  @return true if done, false
- * (nothing changed) if engine_read must do it. */
-static inline __attribute__((always_inline)) bool
-engine_fast_read(struct engine_thread *t, uintptr_t addr, size_t size)
+/* A read that engine_fast_read_seen leaves to engine_fast_read_first:
+ * the cells' stamps as it loaded them, where they are kept, and the
+ * innermost activation's stamp it compared them with. */
+struct engine_fast_pending {
+	stamp_t *own;
+	stamp_t o[4];
+	stamp_t top;
+};
+
+enum engine_fast_verdict {
+	ENGINE_FAST_DONE,  /* decided, nothing to change */
+	ENGINE_FAST_FIRST, /* a first access, maybe: engine_fast_read_first */
+	ENGINE_FAST_ENGINE /* engine_read must do it */
+};
+
+/* The common read of @size bytes (1, 2, 4, 8 or 16, a constant where the
+ * check is compiled) at @addr: cells the innermost activation has
+ * accessed already, that no one has written since.  What is left for
+ * engine_fast_read_first goes in *@p. */
+static inline __attribute__((always_inline)) enum engine_fast_verdict
+engine_fast_read_seen(struct engine_thread *t, uintptr_t addr, size_t size,
+		      struct engine_fast_pending *p)
 {
 	struct engine_fast *f = &t->fast;
 	const size_t n = ENGINE_FAST_SPAN(size);
@@ -101,43 +118,58 @@ engine_fast_read(struct engine_thread *t, uintptr_t addr, size_t size)
 	struct engine_fast_slot *s = engine_fast_slot(f, addr, size, &cell);
 
 	if (!s)
-		return false;
+		return ENGINE_FAST_ENGINE;
 	stamp_t *own = s->own + cell;
 	const stamp_t *wts = s->wts + cell;
-	stamp_t o[4], w[4];
+	stamp_t w[4];
 	for (size_t i = 0; i < n; i++) {
-		o[i] = own[i];
+		p->o[i] = own[i];
 		w[i] = SHARED_LOAD(&wts[i]);
 	}
-	/* The cells before the copy (see renumber.c). */
+	/* The cells before the copy (see renumber.c): what follows uses
+	 * these values, never the cells again. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	stamp_t top = __atomic_load_n(&f->top, __ATOMIC_RELAXED);
 	stamp_t g = f->g_mask;
 	bool seen = true;
 	if (top == ENGINE_FAST_OFF)
-		return false;
+		return ENGINE_FAST_ENGINE;
 	for (size_t i = 0; i < n; i++) {
-		if ((o[i] & g) < (w[i] & g))
-			return false; /* induced */
-		seen &= o[i] >= top;
+		if ((p->o[i] & g) < (w[i] & g))
+			return ENGINE_FAST_ENGINE; /* induced */
+		seen &= p->o[i] >= top;
 	}
 	if (seen)
-		return true;
-	/* First accesses: each uncounts the parent (a cell it or an
-	 * earlier child accessed), or nothing (never accessed). */
-	stamp_t parent = f->parent;
+		return ENGINE_FAST_DONE;
+	p->own = own;
+	p->top = top;
+	return ENGINE_FAST_FIRST;
+}
+
+/* The rest of a read of @n cells (ENGINE_FAST_SPAN) that
+ * engine_fast_read_seen left in @p: first accesses, each uncounting the
+ * parent (a cell it or an earlier child accessed) or nothing (never
+ * accessed).  @return true if done, false (nothing changed) if
+ * engine_read must do it. */
+static inline __attribute__((always_inline)) bool
+engine_fast_read_first(struct engine_thread *t,
+		       const struct engine_fast_pending *p, size_t n)
+{
+	struct engine_fast *f = &t->fast;
+	stamp_t parent = f->parent, top = p->top;
+
 	if (!f->first_ok || !*f->single)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (!ENGINE_FAST_FIRST_OK(o[i], top, parent))
+		if (!ENGINE_FAST_FIRST_OK(p->o[i], top, parent))
 			return false;
 	stamp_t now = f->now;
 	int64_t first = 0, uncount = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (o[i] < top) {
-			own[i] = now;
+		if (p->o[i] < top) {
+			p->own[i] = now;
 			first++;
-			uncount += o[i] != 0;
+			uncount += p->o[i] != 0;
 		}
 	}
 	f->top_frame->trms += first;
@@ -145,6 +177,24 @@ engine_fast_read(struct engine_thread *t, uintptr_t addr, size_t size)
 	f->parent_frame->trms -= uncount;
 	f->parent_frame->rms -= uncount;
 	return true;
+}
+
+/* The read of @size bytes (as for engine_fast_read_seen) at @addr,
+ * decided inline.  @return true if done, false (nothing changed) if
+ * engine_read must do it. */
+static inline __attribute__((always_inline)) bool
+engine_fast_read(struct engine_thread *t, uintptr_t addr, size_t size)
+{
+	struct engine_fast_pending p;
+
+	switch (engine_fast_read_seen(t, addr, size, &p)) {
+	case ENGINE_FAST_DONE:
+		return true;
+	case ENGINE_FAST_FIRST:
+		return engine_fast_read_first(t, &p, ENGINE_FAST_SPAN(size));
+	default:
+		return false;
+	}
 }
 
 /* The write of @size bytes (as for engine_fast_read) at @addr, decided

@@ -44,6 +44,9 @@ using namespace llvm;
 namespace {
 
 const char *const check_prefix = "__trms_check_";
+// The checks' out-of-line parts (a load's first accesses): private to
+// each module like the checks, called, not inlined.
+const char *const helper_prefix = "__trms_first_";
 
 // Functions that must not be instrumented: the library's, the compiler
 // hooks', and those the optimiser is not to look into.
@@ -203,15 +206,20 @@ bool link_checks(Module &m)
 		return false;
 	}
 	for (Function &f : m) {
-		if (!f.getName().startswith(check_prefix) || f.isDeclaration())
+		bool check = f.getName().startswith(check_prefix);
+		if ((!check && !f.getName().startswith(helper_prefix)) ||
+		    f.isDeclaration())
 			continue;
 		f.setLinkage(GlobalValue::InternalLinkage);
-		// Inlined into code built for any processor of the family.
+		// Inlined into, or called from, code built for any processor
+		// of the family.
 		f.removeFnAttr("target-cpu");
 		f.removeFnAttr("target-features");
-		f.removeFnAttr(Attribute::NoInline);
 		f.removeFnAttr(Attribute::OptimizeNone);
-		f.addFnAttr(Attribute::AlwaysInline);
+		if (check) {
+			f.removeFnAttr(Attribute::NoInline);
+			f.addFnAttr(Attribute::AlwaysInline);
+		}
 	}
 	return true;
 }
