@@ -5,7 +5,8 @@
 # separate steps and in one, run with TRMS_OFF=1 and with the library on,
 # print what the same program built natively prints; the programs need
 # libtrms.so.0 (DT_NEEDED, found through their run path) and call
-# __cyg_profile_func_enter.  Exit status 77 (skipped) if no compiler is
+# __cyg_profile_func_enter; and the two as one project built by Meson
+# and CMake with CC="trms cc" CXX="trms c++".  Exit status 77 (skipped) if no compiler is
 # found, or in a sanitizer build (SANITIZE other than "none": a
 # sanitized libtrms cannot load into an ordinary program).  Writes only
 # under WORKDIR.
@@ -73,6 +74,55 @@ build gcc cc TRMS_CC gcc prog.c
 build clang cc TRMS_CC clang prog.c
 build g++ c++ TRMS_CXX g++ prog.cc
 build clang++ c++ TRMS_CXX clang++ prog.cc
+
+# project CC CXX - prog.c and prog.cc as one project built by Meson and,
+# if installed, CMake, with CC="trms cc" and CXX="trms c++" in front of
+# CC and CXX (TRMS_CC, TRMS_CXX), as trms-cc.md tells users to: configured
+# with TRMS_OFF=1, each program runs as its native build does.
+project() {
+	c=$1 cxx=$2
+	command -v "$c" >/dev/null && command -v "$cxx" >/dev/null &&
+		[ -e "native-$c.out" ] && [ -e "native-$cxx.out" ] || return 0
+	mkdir -p project && cp "$src/prog.c" "$src/prog.cc" project/ || return
+	cat >project/meson.build <<-EOF
+		project('prog', 'c', 'cpp')
+		executable('prog_c', 'prog.c')
+		executable('prog_cc', 'prog.cc')
+	EOF
+	cat >project/CMakeLists.txt <<-EOF
+		cmake_minimum_required(VERSION 3.13)
+		project(prog C CXX)
+		add_executable(prog_c prog.c)
+		add_executable(prog_cc prog.cc)
+	EOF
+	export TRMS_CC="$c" TRMS_CXX="$cxx"
+	if command -v meson >/dev/null && command -v ninja >/dev/null; then
+		if TRMS_OFF=1 CC="$trms cc" CXX="$trms c++" meson setup \
+			"meson-$c" project >"meson-$c.log" 2>&1 &&
+			ninja -C "meson-$c" >>"meson-$c.log" 2>&1; then
+			check "$c" "meson-$c/prog_c"
+			check "$cxx" "meson-$c/prog_cc"
+		else
+			fail "meson with trms cc ($c): $(tail -n 5 "meson-$c.log")"
+		fi
+	fi
+	if command -v cmake >/dev/null; then
+		if TRMS_OFF=1 CC="$trms cc" CXX="$trms c++" cmake -S project \
+			-B "cmake-$c" >"cmake-$c.log" 2>&1 &&
+			cmake --build "cmake-$c" >>"cmake-$c.log" 2>&1; then
+			check "$c" "cmake-$c/prog_c"
+			check "$cxx" "cmake-$c/prog_cc"
+		else
+			fail "cmake with trms cc ($c): $(tail -n 5 "cmake-$c.log")"
+		fi
+	else
+		echo "note: no cmake: not checked"
+	fi
+	unset TRMS_CC TRMS_CXX
+}
+
+project gcc g++
+project clang clang++
 
 if [ "$built" -eq 0 ]; then
 	echo "SKIP: none of gcc, clang, g++, clang++ found"
