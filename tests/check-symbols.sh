@@ -3,7 +3,9 @@
 # public header declares with TRMS_API, and the C library functions listed
 # in docs/hooks.md (which src/trms.map exports) -- no more, no less.  And
 # it has none of the test-only fault injection (src/vm.c, tests/faults):
-# neither its counter nor its setting.
+# neither its counter nor its setting.  And it is bound at load (-z now):
+# no function of another object is bound on first call, which would
+# search symbols in a signal handler or in every forked child again.
 set -eu
 lib=$1
 header=$2
@@ -29,6 +31,10 @@ fi
 if nm "$lib" 2>/dev/null | grep -q 'vm_allocations' ||
 	grep -q 'TRMS_FAULT_ALLOC' "$lib"; then
 	echo "the library has the test-only fault injection (TRMS_FAULT_INJECTION)"
+	exit 1
+fi
+if ! readelf -dW "$lib" | grep -q '(FLAGS).*BIND_NOW'; then
+	echo "the library is not linked with -z now"
 	exit 1
 fi
 echo "exports match the documentation: $(wc -l <"$tmp/api") API functions, $(wc -l <"$tmp/hooks") interposed functions"
