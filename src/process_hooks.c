@@ -93,11 +93,6 @@ static void after_fork_parent(void)
 	sampler_charge_caller(false);
 }
 
-/* Through a pointer the loader fills at load, not through the PLT: the
- * parent never calls it, so every child would bind it anew (see
- * profile_write.c's caller_tid). */
-static void (*volatile urcu_after_fork_child)(void) = urcu_bp_after_fork_child;
-
 static void after_fork_child(void)
 {
 	if (thread_is_sandboxed()) {
@@ -105,7 +100,7 @@ static void after_fork_child(void)
 		return;
 	}
 	fork_busy(true);
-	urcu_after_fork_child();
+	urcu_bp_after_fork_child();
 	unlock_all();
 	runtime.pid = getpid();
 	clock_after_fork_child();

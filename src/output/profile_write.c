@@ -39,16 +39,6 @@ static const char busy[] = "the library's state was in use by an "
  * thread interrupted it, and waiting would be for ever. */
 static atomic_int flush_owner;
 
-/* Functions a forked child calls for the first time when it writes its
- * profile: called through pointers that the loader fills when it loads
- * the library, not through lazily bound PLT entries, which every child
- * would bind again for itself (a symbol lookup whose pages the child
- * faults in anew: some 60 us per function on a machine where a fault
- * costs 20 us).  (volatile: so that the compiler does not call the
- * function by name after all.) */
-static pid_t (*volatile caller_tid)(void) = gettid;
-static int (*volatile set_without)(sigset_t *, int) = sigdelset;
-
 /* How long an abrupt write waits for another thread's write to end. */
 #define ABRUPT_FLUSH_WAIT_NS 2000000000ull
 
@@ -56,7 +46,7 @@ static int (*volatile set_without)(sigset_t *, int) = sigdelset;
  * very write: waiting would be for ever. */
 static bool flush_held_here(void)
 {
-	return atomic_load(&flush_owner) == caller_tid();
+	return atomic_load(&flush_owner) == gettid();
 }
 
 /* Take flush_lock for a write for @reason: an abrupt one (a signal handler
@@ -75,7 +65,7 @@ static bool take_flush_lock(enum write_reason reason)
 {
 	if (!take_flush_lock_for(reason))
 		return false;
-	atomic_store(&flush_owner, caller_tid());
+	atomic_store(&flush_owner, gettid());
 	return true;
 }
 
@@ -98,9 +88,9 @@ static void block_signals(sigset_t *saved)
 
 	sigfillset(&set);
 	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-		set_without(&set, keep[i]);
+		sigdelset(&set, keep[i]);
 	if (sampler_signal() > 0)
-		set_without(&set, sampler_signal());
+		sigdelset(&set, sampler_signal());
 	REAL(pthread_sigmask)(SIG_BLOCK, &set, saved);
 }
 
