@@ -21,6 +21,18 @@ extern __thread struct engine_fast *__trms_fast
 	__attribute__((tls_model("initial-exec")));
 void __trms_fast_enable(unsigned abi);
 
+/* The thread whose copy the checks read, or NULL: none yet (or the
+ * checks are off), or the thread is inside the library. */
+static inline __attribute__((always_inline)) struct engine_thread *
+checked_thread(void)
+{
+	struct engine_fast *f = __trms_fast;
+
+	return __builtin_expect(f && !inline_checks_busy(f), 1)
+		       ? engine_fast_owner(f)
+		       : NULL;
+}
+
 /* A load's first accesses, and the call of the library for what neither
  * decides: out of line, one copy per module, as they are taken once per
  * cell and activation while the check before every load runs at every
@@ -54,9 +66,8 @@ void __trms_fast_enable(unsigned abi);
                                                                           \
 	void __trms_check_load##n(void *addr)                             \
 	{                                                                 \
-		struct engine_fast *f = __trms_fast;                      \
-		if (__builtin_expect(f && !inline_checks_busy(f), 1)) {   \
-			struct engine_thread *t = engine_fast_owner(f);  \
+		struct engine_thread *t = checked_thread();               \
+		if (t) {                                                  \
 			struct engine_fast_pending p;                     \
 			const size_t cells = ENGINE_FAST_SPAN(n);         \
 			switch (engine_fast_read_seen(t, (uintptr_t)addr, \
@@ -85,9 +96,8 @@ void __trms_fast_enable(unsigned abi);
                                                                           \
 	void __trms_check_store##n(void *addr)                            \
 	{                                                                 \
-		struct engine_fast *f = __trms_fast;                      \
-		if (__builtin_expect(f && !inline_checks_busy(f), 1)) {   \
-			struct engine_thread *t = engine_fast_owner(f);  \
+		struct engine_thread *t = checked_thread();               \
+		if (t) {                                                  \
 			if (__builtin_expect(                             \
 				    engine_fast_write(t, (uintptr_t)addr, \
 						      n),                 \
