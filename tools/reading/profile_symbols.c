@@ -121,20 +121,24 @@ void profile_demangle(struct profile_doc *doc)
 				       doc->cct[i].b);
 	/* And the regions that are C++ functions (code built with trms
 	 * c++), in the same run of the demangler. */
-	size_t n = doc->n_symbols;
+	size_t n = doc->n_symbols, n_cxx = 0;
 	char **names = xcalloc(n + doc->n_regions, sizeof(*names));
+	size_t *cxx = xcalloc(doc->n_regions + 1, sizeof(*cxx));
 	for (size_t i = 0; i < doc->n_symbols; i++)
 		names[i] = doc->symbols[i].name;
 	for (size_t i = 0; i < doc->n_regions; i++)
-		if (!strncmp(doc->regions[i].name, "_Z", 2))
+		if (!strncmp(doc->regions[i].name, "_Z", 2)) {
+			cxx[n_cxx++] = i;
 			names[n++] = doc->regions[i].name;
+		}
+	/* (It frees each name it replaces: the names are put back from
+	 * the array, by the positions taken, never read again.) */
 	demangle_names(names, n);
 	for (size_t i = 0; i < doc->n_symbols; i++)
 		doc->symbols[i].name = names[i];
-	n = doc->n_symbols;
-	for (size_t i = 0; i < doc->n_regions; i++)
-		if (!strncmp(doc->regions[i].name, "_Z", 2))
-			doc->regions[i].name = names[n++];
+	for (size_t j = 0; j < n_cxx; j++)
+		doc->regions[cxx[j]].name = names[doc->n_symbols + j];
+	free(cxx);
 	free(names);
 	lookups_of(doc)->demangle = true;
 }
