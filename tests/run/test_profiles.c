@@ -86,6 +86,32 @@ START_TEST(output_template_fixed_at_start)
 }
 END_TEST
 
+/* -o naming a file: the summary lists the files written, never the
+ * directory they are in, which may hold other profiles that trms report
+ * would read with them. */
+START_TEST(file_template_summary_names_the_files)
+{
+	struct spawn_result b;
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/shared", scratch);
+	ck_assert_int_eq(mkdir(dir, 0777), 0);
+	start_run(&b, NULL, "--all", "-o", "shared/run.trms", "--", "/bin/sh",
+		  "-c", "ls >/dev/null", NULL);
+	ck_assert_int_eq(finish(&b, 20000), 0);
+	ck_assert_msg(strstr(b.err, "2 profiles (shared/run.trms); read them "
+				    "with: trms report shared/run."),
+		      "stderr:\n%s", b.err);
+	ck_assert_msg(strstr(b.err, " shared/run.trms\n") ||
+			      strstr(b.err, " shared/run.trms "),
+		      "stderr:\n%s", b.err);
+	ck_assert_msg(!strstr(b.err, "trms report shared/\n") &&
+			      !strstr(b.err, "in shared/"),
+		      "stderr:\n%s", b.err);
+	spawn_free(&b);
+}
+END_TEST
+
 /* A process that recorded nothing leaves nothing (the directory made
  * for it goes too); --all keeps it. */
 START_TEST(recorded_nothing_leaves_nothing)
@@ -451,6 +477,7 @@ void add_profile_tests(TCase *tc)
 {
 	tcase_add_test(tc, profiles_of_a_tree_in_one_directory);
 	tcase_add_test(tc, output_template_fixed_at_start);
+	tcase_add_test(tc, file_template_summary_names_the_files);
 	tcase_add_test(tc, recorded_nothing_leaves_nothing);
 	tcase_add_test(tc, daemon_profile_comes_later);
 	tcase_add_test(tc, program_named_as_started);

@@ -371,6 +371,7 @@ static void finish(struct run *r, pid_t child, int status)
 	struct run_end end = {
 		.collector = &r->collector,
 		.shown_directory = r->place.directory ? r->place.shown : NULL,
+		.whole_directory = r->place.whole,
 		.template = r->place.template,
 		.command = r->command[0],
 		.child = child,

@@ -59,7 +59,7 @@ static int make_default_place(struct run_place *p, const char *cwd,
 			p->shown = joined(dir, "");
 			p->name_template = xstrdup("%e.%p.trms");
 			p->template = joined(p->directory, p->name_template);
-			p->created = true;
+			p->created = p->whole = true;
 			return 0;
 		}
 		if (errno != EEXIST)
@@ -104,6 +104,7 @@ int run_place_choose(struct run_place *p, const char *output,
 			p->directory[strlen(p->directory) - 1] = '\0';
 		p->shown = joined(output, "");
 		p->name_template = xstrdup("%e.%p.trms");
+		p->whole = true;
 	} else {
 		char *slash = strrchr(absolute, '/');
 		*slash = '\0';

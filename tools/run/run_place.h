@@ -18,6 +18,8 @@ struct run_place {
 	char *name_template; /* the file name inside directory */
 	char *template;      /* the whole template, absolute: TRMS_OUTPUT */
 	bool created;        /* trms run made the directory */
+	bool whole;          /* the directory is the place (the default, or
+				-o naming a directory), not a file name's */
 };
 
 /* The place for -o @output (NULL: the default directory, made now, named

@@ -265,13 +265,16 @@ static void print_counts(FILE *out, const struct run_end *end)
 		plural(processes, "process", "processes"));
 	if (!n_paths)
 		fputs("no profile", out);
-	else if (end->shown_directory)
+	else if (end->whole_directory)
 		fprintf(out, "%zu %s in %s", n_paths,
 			plural(n_paths, "profile", "profiles"),
 			end->shown_directory);
-	else
-		fprintf(out, "%zu %s (%s)", n_paths,
-			plural(n_paths, "profile", "profiles"), end->template);
+	else {
+		fprintf(out, "%zu %s (", n_paths,
+			plural(n_paths, "profile", "profiles"));
+		print_path(out, end, end->template);
+		fputc(')', out);
+	}
 	if (empty == processes)
 		fputs(processes == 1 ? ": it recorded nothing"
 				     : ": none recorded anything",
@@ -285,14 +288,14 @@ static void print_counts(FILE *out, const struct run_end *end)
 	if (n_paths == 1) {
 		fputs("; read it with: trms report ", out);
 		print_path(out, end, paths[0]);
-	} else if (n_paths && end->shown_directory) {
+	} else if (n_paths && end->whole_directory) {
 		fprintf(out, "; read them with: trms report %s",
 			end->shown_directory);
 	} else if (n_paths && n_paths <= 4) {
 		fputs("; read them with: trms report", out);
 		for (size_t i = 0; i < n_paths; i++) {
 			fputc(' ', out);
-			print_text(out, paths[i]);
+			print_path(out, end, paths[i]);
 		}
 	} else if (n_paths) {
 		fputs("; read them with trms report (trms run -v lists them)",

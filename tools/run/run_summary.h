@@ -19,6 +19,10 @@ struct run_end {
 	 * a trailing '/'; NULL if the processes wrote their own profiles
 	 * (then template is what they followed). */
 	const char *shown_directory;
+	/* The directory is the place the user chose (or trms run's own),
+	 * not that of a file name -o gave: the summary names it for
+	 * trms report, which reads every profile in it. */
+	bool whole_directory;
 	const char *template;
 	const char *command; /* the command's name as given */
 	pid_t child;
