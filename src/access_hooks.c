@@ -79,11 +79,10 @@ static void enable_hook_checks(void)
 static inline __attribute__((always_inline)) bool
 decided_fast(uintptr_t addr, size_t n, bool write, uint64_t events)
 {
-	struct engine_fast *f = hook_fast;
+	struct engine_thread *t = inline_checks_thread(hook_fast);
 
-	if (!f || !n || inline_checks_busy(f))
+	if (!t || !n)
 		return false;
-	struct engine_thread *t = engine_fast_owner(f);
 	if (!(write ? engine_fast_write(t, addr, n)
 		    : engine_fast_read(t, addr, n)))
 		return false;

@@ -21,18 +21,6 @@ extern __thread struct engine_fast *__trms_fast
 	__attribute__((tls_model("initial-exec")));
 void __trms_fast_enable(unsigned abi);
 
-/* The thread whose copy the checks read, or NULL: none yet (or the
- * checks are off), or the thread is inside the library. */
-static inline __attribute__((always_inline)) struct engine_thread *
-checked_thread(void)
-{
-	struct engine_fast *f = __trms_fast;
-
-	return __builtin_expect(f && !inline_checks_busy(f), 1)
-		       ? engine_fast_owner(f)
-		       : NULL;
-}
-
 /* A load's first accesses, and the call of the library for what neither
  * decides: out of line, one copy per module, as they are taken once per
  * cell and activation while the check before every load runs at every
@@ -66,7 +54,8 @@ checked_thread(void)
                                                                           \
 	void __trms_check_load##n(void *addr)                             \
 	{                                                                 \
-		struct engine_thread *t = checked_thread();               \
+		struct engine_thread *t =                                 \
+			inline_checks_thread(__trms_fast);                \
 		if (t) {                                                  \
 			struct engine_fast_pending p;                     \
 			const size_t cells = ENGINE_FAST_SPAN(n);         \
@@ -96,7 +85,8 @@ checked_thread(void)
                                                                           \
 	void __trms_check_store##n(void *addr)                            \
 	{                                                                 \
-		struct engine_thread *t = checked_thread();               \
+		struct engine_thread *t =                                 \
+			inline_checks_thread(__trms_fast);                \
 		if (t) {                                                  \
 			if (__builtin_expect(                             \
 				    engine_fast_write(t, (uintptr_t)addr, \

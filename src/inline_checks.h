@@ -30,4 +30,15 @@ inline_checks_busy(const struct engine_fast *f)
 	return *((const bool *)f + INLINE_CHECKS_GUARD);
 }
 
+/* The thread whose copy @f is, if the checks may read it: NULL if there
+ * is no copy (none yet, or the checks are off) or the thread is inside
+ * the library. */
+static inline __attribute__((always_inline)) struct engine_thread *
+inline_checks_thread(struct engine_fast *f)
+{
+	return __builtin_expect(f && !inline_checks_busy(f), 1)
+		       ? engine_fast_owner(f)
+		       : NULL;
+}
+
 #endif

@@ -121,24 +121,16 @@ void profile_demangle(struct profile_doc *doc)
 				       doc->cct[i].b);
 	/* And the regions that are C++ functions (code built with trms
 	 * c++), in the same run of the demangler. */
-	size_t n = doc->n_symbols, n_cxx = 0;
-	char **names = xcalloc(n + doc->n_regions, sizeof(*names));
-	size_t *cxx = xcalloc(doc->n_regions + 1, sizeof(*cxx));
+	char ***names =
+		xcalloc(doc->n_symbols + doc->n_regions + 1, sizeof(*names));
+	size_t n = 0;
 	for (size_t i = 0; i < doc->n_symbols; i++)
-		names[i] = doc->symbols[i].name;
+		names[n++] = &doc->symbols[i].name;
 	for (size_t i = 0; i < doc->n_regions; i++)
-		if (!strncmp(doc->regions[i].name, "_Z", 2)) {
-			cxx[n_cxx++] = i;
-			names[n++] = doc->regions[i].name;
-		}
-	/* (It frees each name it replaces: the names are put back from
-	 * the array, by the positions taken, never read again.) */
+		if (!strncmp(doc->regions[i].name, "_Z", 2))
+			names[n++] = &doc->regions[i].name;
+	/* Replaced where they are: no name is read after it is freed. */
 	demangle_names(names, n);
-	for (size_t i = 0; i < doc->n_symbols; i++)
-		doc->symbols[i].name = names[i];
-	for (size_t j = 0; j < n_cxx; j++)
-		doc->regions[cxx[j]].name = names[doc->n_symbols + j];
-	free(cxx);
 	free(names);
 	lookups_of(doc)->demangle = true;
 }

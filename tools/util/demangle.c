@@ -22,8 +22,8 @@ static bool mangled(const char *name)
 	return name[0] == '_' && name[1] == 'Z' && !strpbrk(name, " \t\n");
 }
 
-/* Demangle @n mangled names (pointers into the caller's array). */
-static void demangle_batch(char ***names, size_t n)
+/* Demangle @n mangled names (where the caller keeps them). */
+static void demangle_batch(char **const *names, size_t n)
 {
 	char **argv = xrealloc(NULL, (n + 2) * sizeof(*argv));
 	struct tool_run run;
@@ -49,24 +49,23 @@ static void demangle_batch(char ***names, size_t n)
 	free(argv);
 }
 
-void demangle_names(char **names, size_t n)
+void demangle_names(char **const names[], size_t n)
 {
-	char ***batch = xrealloc(NULL, BATCH_NAMES * sizeof(*batch));
+	char **batch[BATCH_NAMES];
 	size_t in_batch = 0, bytes = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!names[i] || !mangled(names[i]))
+		if (!*names[i] || !mangled(*names[i]))
 			continue;
-		size_t len = strlen(names[i]) + 1;
+		size_t len = strlen(*names[i]) + 1;
 		if (in_batch == BATCH_NAMES ||
 		    (in_batch && bytes + len > BATCH_BYTES)) {
 			demangle_batch(batch, in_batch);
 			in_batch = bytes = 0;
 		}
-		batch[in_batch++] = &names[i];
+		batch[in_batch++] = names[i];
 		bytes += len;
 	}
 	if (in_batch)
 		demangle_batch(batch, in_batch);
-	free(batch);
 }

@@ -8,10 +8,10 @@
 
 #include <stddef.h>
 
-/* Replace each of the @n names that is a mangled C++ name by its
- * demangled form (the old string freed, the new one allocated).  Names
- * c++filt cannot demangle, and all of them if c++filt cannot be run, are
- * left as they are. */
-void demangle_names(char **names, size_t n);
+/* Replace each of the @n names *@names[i] that is a mangled C++ name by
+ * its demangled form, where it is (the old string freed, the new one
+ * allocated).  Names c++filt cannot demangle, and all of them if c++filt
+ * cannot be run, are left as they are. */
+void demangle_names(char **const names[], size_t n);
 
 #endif
