@@ -1,9 +1,9 @@
 #!/bin/bash
 # bench/production.sh [BUILD_DIR] - the worked example of
 # docs/production.md: redis 7.0 from Debian's sources, built natively and
-# with `trms cc` (every function a region, GCC), serving redis-benchmark
-# on 127.0.0.1 (50 clients, SET then GET, persistence off), with the
-# production settings side by side:
+# with `trms cc --trms-functions` (every function a region, GCC), serving
+# redis-benchmark on 127.0.0.1 (50 clients, SET then GET, persistence
+# off), with the production settings side by side:
 #
 #   native      the native build
 #   all         the trms cc build, every activation measured
@@ -44,7 +44,7 @@ fi
 for b in native trms; do
 	[ -x "$work/redis-server-$b" ] && continue
 	cc=cc
-	[ $b = trms ] && cc="$trms cc"
+	[ $b = trms ] && cc="$trms cc --trms-functions"
 	rm -rf "$work/build-$b" && cp -r "$src" "$work/build-$b" || exit 2
 	echo "building redis ($b)..." >&2
 	(cd "$work/build-$b" && TRMS_OFF=1 make -j2 MALLOC=libc BUILD_TLS=no \

@@ -8,8 +8,9 @@
 #   bench/instrumentation/run.sh [N]     # N ints to sort, default 10000000
 #
 # With TRMS_BUILD=DIR (a build directory of trms, release), also the
-# whole-program modes as they are: the program built by DIR's `trms cc`
-# (functions only, GCC) and `trms cc --trms-full` (GCC and Clang), run
+# whole-program modes as they are: the program built by DIR's `trms cc
+# --trms-functions` (functions only, GCC) and `trms cc --trms-full` (GCC
+# and Clang), run
 # with costs in ns and in events (the profiles go to the temporary
 # directory).
 #
@@ -56,7 +57,7 @@ build clang-coverage-calls clang empty $cov_clang
 build clang-functions+kasan-work clang work -finstrument-functions $kasan_clang
 
 if [ -n "${TRMS_BUILD:-}" ]; then
-	TRMS_CC=gcc "$TRMS_BUILD/tools/trms" cc -O2 "$here/sort.c" \
+	TRMS_CC=gcc "$TRMS_BUILD/tools/trms" cc --trms-functions -O2 "$here/sort.c" \
 		-o "$work/gcc-trms-cc"
 	TRMS_CC=gcc "$TRMS_BUILD/tools/trms" cc --trms-full -O2 \
 		"$here/sort.c" -o "$work/gcc-trms-cc-full"

@@ -3,7 +3,8 @@
 # with the real compilers found (gcc, clang; g++, clang++): SRCDIR's
 # prog.c and prog.cc built through trms, compiling and linking in
 # separate steps and in one, run with TRMS_OFF=1 and with the library on,
-# print what the same program built natively prints; the programs need
+# print what the same program built natively prints, and profile the
+# memory their functions read (the default mode, --trms-full); they need
 # libtrms.so.0 (DT_NEEDED, found through their run path) and call
 # __cyg_profile_func_enter; and the two as one project built by Meson
 # and CMake with CC="trms cc" CXX="trms c++".  Exit status 77 (skipped) if no compiler is
@@ -33,6 +34,11 @@ check() {
 		fail "$name: ./$bin: $(cat "$bin.err")"
 	cmp -s "native-$name.out" "$bin.on" ||
 		fail "$name: ./$bin printed '$(cat "$bin.on")'"
+	# The default mode, --trms-full: memory read by some function.
+	"$trms" report --tuples "$work/$bin".*.trms >"$bin.tuples" 2>&1 ||
+		fail "$name: trms report of ./$bin: $(cat "$bin.tuples")"
+	awk -F '\t' '$3 == "rms" && $4 > 0 { found = 1 } END { exit !found }' \
+		"$bin.tuples" || fail "$name: ./$bin's profile shows no memory read"
 	readelf -dW "$bin" | grep -q '(NEEDED).*\[libtrms\.so\.0\]' ||
 		fail "$name: $bin does not need libtrms.so.0"
 	readelf --dyn-syms -W "$bin" | grep -q ' __cyg_profile_func_enter' ||

@@ -124,29 +124,30 @@ refused() {
 
 # --- Which flags, for what --------------------------------------------
 export TRMS_CC="$gcc" TRMS_CXX="$clang"
-want $gcc_flags -c x.c -o x.o
+want $gcc_flags $gcc_full -c x.c -o x.o
 same "compile" "$trms" cc -c x.c -o x.o
-want $gcc_flags x.o -o prog $link_flags
+want $gcc_flags $gcc_full x.o -o prog $wrap $link_flags
 same "link" "$trms" cc x.o -o prog
-want $gcc_flags -O2 -g prog.c -o prog $link_flags
+want $gcc_flags $gcc_full -O2 -g prog.c -o prog $wrap $link_flags
 same "compile and link" "$trms" cc -O2 -g prog.c -o prog
-want $gcc_flags -shared -fPIC x.c -o libx.so $link_flags
+want $gcc_flags $gcc_full -shared -fPIC x.c -o libx.so $wrap $link_flags
 same "-shared" "$trms" cc -shared -fPIC x.c -o libx.so
-want $gcc_flags -x c - -o prog $link_flags
+want $gcc_flags $gcc_full -x c - -o prog $wrap $link_flags
 same "stdin" "$trms" cc -x c - -o prog
 for stop in -c -S -E -M -MM -fsyntax-only -r; do
-	want $gcc_flags $stop x.c
+	want $gcc_flags $gcc_full $stop x.c
 	same "$stop" "$trms" cc $stop x.c
 done
 for query in --version -v -dumpversion -dumpmachine -dumpspecs \
 	-print-prog-name=ld -print-search-dirs --help -###; do
-	want $gcc_flags $query
+	want $gcc_flags $gcc_full $query
 	same "$query" "$trms" cc $query
 done
-want $gcc_flags -### x.c
+want $gcc_flags $gcc_full -### x.c
 same "-### x.c" "$trms" cc -### x.c
-# --trms-full: the accesses' flags after the functions', and when
-# linking, the wrapped memory and string functions before the library.
+# The default, --trms-full: the accesses' flags after the functions', and
+# when linking, the wrapped memory and string functions before the
+# library; --trms-functions: the functions' flags alone.
 want $gcc_flags $gcc_full -c x.c
 same "--trms-full -c" "$trms" cc --trms-full -c x.c
 want $gcc_flags $gcc_full x.o -o prog $wrap $link_flags
@@ -169,6 +170,10 @@ if [ -n "$plugin" ]; then
 	# Functions only: Clang instruments after inlining, no plugin.
 	want $clang_flags -c x.c
 	TRMS_CC=$work/llvm-$llvm/bin/clang same "functions, clang $llvm" \
+		"$trms" cc --trms-functions -c x.c
+	# The default is --trms-full.
+	want $clang_flags "-fpass-plugin=$plugin" -c x.c
+	TRMS_CC=$work/llvm-$llvm/bin/clang same "default, clang $llvm" \
 		"$trms" cc -c x.c
 else
 	echo "trms built without the plugin: -fpass-plugin not tested"
@@ -188,7 +193,11 @@ if [ -n "$gcc_plugin" ]; then
 	# inlining.
 	want $gcc_flags "-fplugin=$gcc_plugin" -c x.c
 	TRMS_CC=$work/bin/x86_64-linux-gnu-gcc-$gcc_major \
-		same "functions, gcc $gcc_major" "$trms" cc -c x.c
+		same "functions, gcc $gcc_major" "$trms" cc --trms-functions \
+		-c x.c
+	want $gcc_flags $gcc_full "-fplugin=$gcc_plugin" -c x.c
+	TRMS_CC=$work/bin/x86_64-linux-gnu-gcc-$gcc_major \
+		same "default, gcc $gcc_major" "$trms" cc -c x.c
 	# Not for another version's.
 	cp "$work/bin/gcc-fake" "$work/bin/gcc-$((gcc_major + 1))"
 	want $gcc_flags $gcc_full -c x.c
@@ -198,13 +207,17 @@ if [ -n "$gcc_plugin" ]; then
 else
 	echo "trms built without the GCC plugin: -fplugin not tested"
 fi
+want $gcc_flags -c x.c -o x.o
+same "--trms-functions -c" "$trms" cc --trms-functions -c x.c -o x.o
+want $gcc_flags x.o -o prog $link_flags
+same "--trms-functions link" "$trms" cc x.o --trms-functions -o prog
 want $gcc_flags -c x.c
 same "--trms-full then --trms-functions" "$trms" cc --trms-full \
 	--trms-functions -c x.c
 # The value of an option is no input file: nothing to link.
-want $gcc_flags -l m -o prog
+want $gcc_flags $gcc_full -l m -o prog
 same "-l m -o prog" "$trms" cc -l m -o prog
-want $gcc_flags -static x.c -o prog
+want $gcc_flags $gcc_full -static x.c -o prog
 run "$trms" cc -static x.c -o prog
 cmp -s "$work/want" "$FAKE_LOG" || fail "-static: $(cat "$FAKE_LOG")"
 grep -q "warning: libtrms is a shared library: not linked" "$work/err" ||
@@ -219,7 +232,7 @@ want $gcc_flags x.o -o prog $link_flags
 same "options last" "$trms" cc x.o -o prog --trms-functions
 # Literally a dollar and a backslash:
 # shellcheck disable=SC2016,SC1003
-want $gcc_flags -DMSG="hello world" "" "it's" 'a"b' '$HOME' '\' -c \
+want $gcc_flags $gcc_full -DMSG="hello world" "" "it's" 'a"b' '$HOME' '\' -c \
 	"my file.c"
 # shellcheck disable=SC2016,SC1003
 same "arguments as they are" "$trms" cc -DMSG="hello world" "" "it's" \
@@ -267,11 +280,11 @@ refused "no C++ compiler" 127 \
 	env TRMS_CXX=trms-no-such-compiler "$trms" c++ -c x.cc
 
 # --- GCC or Clang --------------------------------------------------------
-want $clang_flags -c x.cc
+want $clang_flags $clang_full -c x.cc
 same "c++ runs TRMS_CXX" "$trms" c++ -c x.cc
-want $clang_flags x.o -o prog $link_flags
+want $clang_flags $clang_full x.o -o prog $wrap $link_flags
 same "clang-fake links" env TRMS_CC="$clang" "$trms" cc x.o -o prog
-want $clang_flags -c x.c
+want $clang_flags $clang_full -c x.c
 same "clang-fake in PATH" env PATH="$work/bin:$PATH" TRMS_CC=clang-fake \
 	"$trms" cc -c x.c
 same "cc -> clang-xx" env TRMS_CC="$work/link/cc" "$trms" cc -c x.c
@@ -279,12 +292,12 @@ same "cc -> clang-xx in PATH" env PATH="$work/link:$PATH" TRMS_CC=cc \
 	"$trms" cc -c x.c
 same "empty TRMS_CC: cc" env PATH="$work/link:$PATH" TRMS_CC= \
 	"$trms" cc -c x.c
-want $gcc_flags -c x.c
+want $gcc_flags $gcc_full -c x.c
 same "gcc-fake in PATH" env PATH="$work/bin:$PATH" TRMS_CC=gcc-fake \
 	"$trms" cc -c x.c
-want $gcc_flags -c x.cc
+want $gcc_flags $gcc_full -c x.cc
 same "c++ as GCC" env TRMS_CXX="$gcc" "$trms" c++ -c x.cc
-want $clang_flags -c x.c
+want $clang_flags $clang_full -c x.c
 run env TRMS_CC="$clang" "$trms" cc --trms-exclude=a -c x.c \
 	--trms-exclude=b
 cmp -s "$work/want" "$FAKE_LOG" || fail "exclude, clang: $(cat "$FAKE_LOG")"
@@ -296,7 +309,7 @@ cmp -s "$work/want" "$FAKE_LOG" || fail "exclude, clang: $(cat "$FAKE_LOG")"
 # A trms with no library beside it: compiles, but refuses to link (unless
 # the installed LIBDIR is absolute and holds one).
 mkdir -p "$work/lone/bin" && cp "$trms" "$work/lone/bin/trms" || exit 1
-want $gcc_flags -c x.c
+want $gcc_flags $gcc_full -c x.c
 same "no library, compile" "$work/lone/bin/trms" cc -c x.c
 run "$work/lone/bin/trms" cc x.o -o prog
 if [ "$status" -eq 0 ]; then
@@ -310,7 +323,7 @@ fi
 mkdir -p "$work/a,b/tools" "$work/a,b/src" || exit 1
 odd=$(readlink -f "$work/a,b") && cp "$trms" "$odd/tools/trms" &&
 	cp "$library" "$odd/src/libtrms.so" || exit 1
-want $gcc_flags x.o -Wl,--push-state,--no-as-needed,-Bdynamic \
+want $gcc_flags $gcc_full x.o $wrap -Wl,--push-state,--no-as-needed,-Bdynamic \
 	"$odd/src/libtrms.so" -Wl,--pop-state -Xlinker -rpath -Xlinker "$odd/src"
 same "comma in the library's directory" "$odd/tools/trms" cc x.o
 

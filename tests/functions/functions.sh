@@ -125,10 +125,10 @@ for cc in gcc clang; do
 	$cc -O2 -g -pthread -o "$work/native-fn-$cc" "$src/fn_cases.c" \
 		"$src/fn_other.c" || { fail "$cc: native build"; continue; }
 	for f in fn_cases fn_other; do
-		TRMS_CC=$cc "$trms" cc -O2 -g -c -o "$work/$f-$cc.o" \
+		TRMS_CC=$cc "$trms" cc --trms-functions -O2 -g -c -o "$work/$f-$cc.o" \
 			"$src/$f.c" || fail "$cc: trms cc -c $f.c"
 	done
-	TRMS_CC=$cc "$trms" cc -pthread -o "$work/fn-$cc" \
+	TRMS_CC=$cc "$trms" cc --trms-functions -pthread -o "$work/fn-$cc" \
 		"$work/fn_cases-$cc.o" "$work/fn_other-$cc.o" ||
 		{ fail "$cc: trms cc link"; continue; }
 	checked_run "fn-$cc" || continue
@@ -156,7 +156,7 @@ for cc in gcc clang; do
 	# An inlined helper: no region (GCC needs its plugin for that).
 	if ! $cc -O2 -o "$work/native-inl-$cc" "$src/fn_inlined.c"; then
 		fail "$cc: native build of fn_inlined.c"
-	elif ! TRMS_CC=$cc "$trms" cc -O2 -o "$work/inl-$cc" \
+	elif ! TRMS_CC=$cc "$trms" cc --trms-functions -O2 -o "$work/inl-$cc" \
 		"$src/fn_inlined.c"; then
 		fail "$cc: trms cc fn_inlined.c"
 	elif checked_run "inl-$cc"; then
@@ -170,7 +170,7 @@ for cc in gcc clang; do
 	# (GCC: through its plugin, which instruments after inlining).
 	if ! $cc -O2 -o "$work/native-shape-$cc" "$src/fn_shape.c"; then
 		fail "$cc: native build of fn_shape.c"
-	elif ! TRMS_CC=$cc "$trms" cc -O2 -o "$work/shape-$cc" \
+	elif ! TRMS_CC=$cc "$trms" cc --trms-functions -O2 -o "$work/shape-$cc" \
 		"$src/fn_shape.c"; then
 		fail "$cc: trms cc fn_shape.c"
 	else
@@ -198,7 +198,7 @@ for cc in gcc clang; do
 		if ! gcc -O2 -flto -o "$work/native-shape-lto-$cc" \
 			"$src/fn_shape.c"; then
 			fail "$cc: native build of fn_shape.c, -flto"
-		elif ! TRMS_CC=$cc "$trms" cc -O2 -flto \
+		elif ! TRMS_CC=$cc "$trms" cc --trms-functions -O2 -flto \
 			-o "$work/shape-lto-$cc" "$src/fn_shape.c"; then
 			fail "$cc: trms cc -flto fn_shape.c"
 		else
@@ -309,7 +309,7 @@ for cc in gcc clang; do
 
 	# A profile written at _exit names no function itself (it reads
 	# no file then): trms report names them from the objects.
-	TRMS_CC=$cc "$trms" cc -O2 -o "$work/exit-$cc" "$src/fn_exit.c" ||
+	TRMS_CC=$cc "$trms" cc --trms-functions -O2 -o "$work/exit-$cc" "$src/fn_exit.c" ||
 		{ fail "$cc: fn_exit.c"; continue; }
 	TRMS_COST=events TRMS_OUTPUT="$work/exit-$cc.trms" \
 		"$work/exit-$cc" >/dev/null || fail "$cc: fn_exit run"
@@ -319,7 +319,7 @@ for cc in gcc clang; do
 	expect "work, named after _exit" "$(tuples work trms)" "0 5 0 0"
 
 	# A recursion a million deep (fn_deep.c), each activation exact.
-	TRMS_CC=$cc "$trms" cc -O2 -pthread -I"$src/../../include" \
+	TRMS_CC=$cc "$trms" cc --trms-functions -O2 -pthread -I"$src/../../include" \
 		-o "$work/deep-$cc" "$src/fn_deep.c" ||
 		{ fail "$cc: fn_deep.c"; continue; }
 	out=$(TRMS_COST=events TRMS_OUTPUT="$work/deep-$cc.trms" \

@@ -49,7 +49,7 @@ int cc_take_options(int argc, char *const *argv, struct cc_options *o,
 {
 	int n = 0;
 
-	*o = (struct cc_options){ .mode = CC_FUNCTIONS };
+	*o = (struct cc_options){ .mode = CC_FULL };
 	for (int i = 0; i < argc; i++) {
 		if (strncmp(argv[i], PREFIX, strlen(PREFIX))) {
 			rest[n++] = argv[i];

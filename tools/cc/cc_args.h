@@ -8,11 +8,10 @@
 
 #include <stdbool.h>
 
-/* What the compiled program measures.  Only CC_FUNCTIONS is built; the
- * command refuses CC_FULL (docs/whole-program.md). */
+/* What the compiled program measures (docs/whole-program.md). */
 enum cc_mode {
 	CC_FUNCTIONS,	/* every function a region: --trms-functions */
-	CC_FULL,	/* every load and store too: --trms-full */
+	CC_FULL,	/* every load and store too: --trms-full, the default */
 };
 
 /* What trms's options asked for. */

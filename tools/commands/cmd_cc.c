@@ -1,9 +1,9 @@
 /*
  * cmd_cc.c - `trms cc` and `trms c++`: the compiler driver of the
  * whole-program modes.  They run the real compiler with the flags that
- * make every function a region (and with --trms-full every load and store
- * an access) and, when it links, with libtrms, so that the program built
- * writes a profile when it runs.
+ * make every function a region and every load and store an access (only
+ * the functions with --trms-functions) and, when it links, with libtrms,
+ * so that the program built writes a profile when it runs.
  * Options, messages and exit statuses are here; the arguments are read
  * and built in tools/cc/, the library found by tools/run/.
  */
@@ -28,10 +28,12 @@ static const char usage_head[] =
 	"       trms c++ [TRMS-OPTIONS] COMPILER-ARGS...\n"
 	"\n"
 	"Run the C compiler (trms cc) or the C++ compiler (trms c++) on\n"
-	"COMPILER-ARGS with the flags that make every function a region, and\n"
-	"link what it links (programs and shared objects) with libtrms, so\n"
-	"that the program writes a trms profile when it runs, as it is: no\n"
-	"trms run, no LD_PRELOAD.  Use them as a build's compilers:\n"
+	"COMPILER-ARGS with the flags that make every function a region and\n"
+	"every load and store an access (or with --trms-functions only the\n"
+	"functions), and link what it links (programs and shared objects)\n"
+	"with libtrms, so that the program writes a trms profile when it\n"
+	"runs, as it is: no trms run, no LD_PRELOAD.  Use them as a build's\n"
+	"compilers:\n"
 	"\n"
 	"  CC=\"trms cc\" CXX=\"trms c++\" ./configure && make\n"
 	"  trms cc -O2 -g prog.c -o prog && ./prog\n"
@@ -53,7 +55,8 @@ static const char usage_head[] =
 	"  Clang: -finstrument-functions-after-inlining\n"
 	"         (Clang has no exclusion list: what is inlined is no region;\n"
 	"         what is not, even from a system header, is one)\n"
-	"  and with --trms-full, every load and store a call to the library:\n"
+	"  and, unless --trms-functions, every load and store a call to the\n"
+	"  library:\n"
 	"  GCC:   -fsanitize=kernel-address --param\n"
 	"         asan-instrumentation-with-call-threshold=0 --param\n"
 	"         asan-stack=0 --param asan-globals=0\n"
@@ -80,7 +83,7 @@ static const char usage_head[] =
 	"Added at the end when the compiler links (none of -c, -S, -E, -M,\n"
 	"-MM, -fsyntax-only, -r, no query such as --version or -print-*, and\n"
 	"an input file), -shared included:\n"
-	"  with --trms-full, -Wl,--wrap=memcpy,--wrap=strlen,... (the C\n"
+	"  unless --trms-functions, -Wl,--wrap=memcpy,--wrap=strlen,... (the C\n"
 	"  library's memory and string functions the program calls record\n"
 	"  what they read and write: docs/trms-cc.md lists them), then\n"
 	"  -Wl,--push-state,--no-as-needed,-Bdynamic LIBTRMS -Wl,--pop-state\n"
@@ -97,13 +100,16 @@ static const char usage_tail[] =
 	"\n"
 	"Options, trms's own: taken out of the arguments wherever they are,\n"
 	"before the compiler sees them:\n"
-	"  --trms-functions     every function a region, its input what\n"
-	"                       annotations (trms_read, ...) and I/O record:\n"
-	"                       the default\n"
 	"  --trms-full          every function a region and every load and\n"
 	"                       store of the compiled code an access: the\n"
-	"                       papers' whole-program view; several times\n"
-	"                       slower (docs/whole-program.md)\n"
+	"                       papers' whole-program view, the default;\n"
+	"                       4 to 56 times native on the programs\n"
+	"                       measured (docs/whole-program.md)\n"
+	"  --trms-functions     every function a region, its input what\n"
+	"                       annotations (trms_read, ...) and I/O record:\n"
+	"                       1.1 to 2.9 times native on the same\n"
+	"                       programs; the last of --trms-full and\n"
+	"                       --trms-functions given wins\n"
 	"  --trms-exclude=NAME[,NAME...]\n"
 	"                       functions not to instrument: GCC's\n"
 	"                       -finstrument-functions-exclude-function-list\n"
