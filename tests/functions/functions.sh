@@ -11,7 +11,9 @@
 #    specialises those of the native build, each counted (GCC's
 #    specialised copy under its origin's name);
 #  - --trms-full: fn_full.c, every load and store an access too, and the
-#    C library's strlen recorded as its caller's reads, at K = 4; and
+#    C library's strlen recorded as its caller's reads, at K = 4;
+#    fn_worked.c, built in the default mode (the full one): DESIGN §2's
+#    five worked cases as C functions, with the values it gives; and
 #    examples/wordfreq.c, the paper's word counter, with its annotations
 #    compiled out (-DTRMS_NO_ANNOTATIONS), whose str_tolower comes out
 #    quadratic in its input (K = 1; HIGH with both compilers), addword
@@ -230,6 +232,36 @@ for cc in gcc clang; do
 	expect "consume" "$(tuples consume trms)" "300 1 300 0"
 	expect "consume rms" "$(tuples consume rms)" "300 1 300 0"
 	inline_same "full-$cc" "$work/full-$cc"
+
+	# DESIGN §2's worked cases as C functions, built in the default
+	# mode (--trms-full): the values the specification gives.
+	$cc -O2 -pthread -o "$work/native-worked-$cc" "$src/fn_worked.c" ||
+		{ fail "$cc: native build of fn_worked.c"; continue; }
+	TRMS_CC=$cc "$trms" cc -O2 -g -pthread -o "$work/worked-$cc" \
+		"$src/fn_worked.c" || { fail "$cc: trms cc fn_worked.c"; continue; }
+	checked_run "worked-$cc" || continue
+	expect "case 1, g" "$(tuples one_g trms; tuples one_g rms)" \
+		"3 1 0 0
+3 1 0 0"
+	expect "case 1, f" "$(tuples one_f trms; tuples one_f rms)" \
+		"2 1 0 0
+2 1 0 0"
+	expect "case 2, f" "$(tuples two_f trms; tuples two_f rms)" \
+		"2 1 1 0
+1 1 1 0"
+	expect "case 3, h" "$(tuples three_h trms; tuples three_h rms)" \
+		"1 1 1 0
+1 1 1 0"
+	expect "case 3, f" "$(tuples three_f trms; tuples three_f rms)" \
+		"2 1 1 0
+1 1 1 0"
+	expect "case 4, consumer" "$(tuples consumer trms; tuples consumer rms)" \
+		"9 1 9 0
+1 1 9 0"
+	expect "case 5, reader" \
+		"$(tuples parse_device trms; tuples parse_device rms)" "7 1 0 7
+1 1 0 7"
+	inline_same "worked-$cc" "$work/worked-$cc"
 
 	# The bundled example, its annotations compiled out; not inlined,
 	# so that its functions stay functions.
