@@ -13,7 +13,11 @@
 #  - --trms-full: fn_full.c, every load and store an access too, and the
 #    C library's strlen recorded as its caller's reads, at K = 4;
 #    fn_worked.c, built in the default mode (the full one): DESIGN §2's
-#    five worked cases as C functions, with the values it gives; and
+#    five worked cases as C functions, with the values it gives;
+#    fn_libc.c at K = 1, plain and with _FORTIFY_SOURCE: each of the C
+#    library's memory and string functions that trms cc wraps (and a
+#    struct copy) reads exactly what its definition says, as its
+#    caller's input; a loop calling strlen at every step quadratic; and
 #    examples/wordfreq.c, the paper's word counter, with its annotations
 #    compiled out (-DTRMS_NO_ANNOTATIONS), whose str_tolower comes out
 #    quadratic in its input (K = 1; HIGH with both compilers), addword
@@ -262,6 +266,41 @@ for cc in gcc clang; do
 		"$(tuples parse_device trms; tuples parse_device rms)" "7 1 0 7
 1 1 0 7"
 	inline_same "worked-$cc" "$work/worked-$cc"
+
+	# The C library's memory and string functions (fn_libc.c, K = 1):
+	# what each reads is its caller's input, byte for byte; the same
+	# through the checking versions that _FORTIFY_SOURCE calls; and a
+	# str_tolower calling strlen at every step quadratic.
+	for fortify in "" -D_FORTIFY_SOURCE=2; do
+		program=libc$fortify-$cc
+		$cc -O2 $fortify -o "$work/native-$program" "$src/fn_libc.c" ||
+			{ fail "$cc: native build of fn_libc.c $fortify"; continue; }
+		TRMS_CC=$cc "$trms" cc -O2 -g $fortify -o "$work/$program" \
+			"$src/fn_libc.c" ||
+			{ fail "$cc: trms cc fn_libc.c $fortify"; continue; }
+		traced "$program" 1 "$work/$program" >"$work/$program.out"
+		expect "$program output" "$(cat "$work/$program.out")" \
+			"$("$work/native-$program")"
+		"$trms" report --tuples "$work/$program.trms" \
+			>"$work/$program.tuples" || fail "$program: trms report"
+		for want in memcpy:40 memmove:24 memset:0 memcmp:32 strlen:11 \
+			strnlen:4 strcmp:12 strncmp:6 strchr:4 strrchr:7 \
+			strcpy:6 strncpy:4 strcat:7 strdup:8 copy:1000; do
+			expect "$program: use_${want%:*}" \
+				"$(tuples "use_${want%:*}" trms)" "${want#*:} 1 0 0"
+		done
+		if [ -n "$fortify" ]; then
+			for f in memcpy memmove memset strcpy strncpy strcat; do
+				nm -D "$work/$program" | grep -q " U __wrap___${f}_chk$" ||
+					fail "$program: no call of __${f}_chk"
+			done
+		fi
+		"$trms" report "$work/$program.trms" >"$work/$program.report" ||
+			fail "$program: trms report"
+		expect "$program: lower's growth and confidence" \
+			"$(awk '$1 == "lower" { print $5, $6; exit }' \
+				"$work/$program.report")" "n^2 HIGH"
+	done
 
 	# The bundled example, its annotations compiled out; not inlined,
 	# so that its functions stay functions.
