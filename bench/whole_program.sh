@@ -13,16 +13,17 @@
 # PROGRAMS="sqlite3 bzip2" runs only those (names as above, zstd for
 # zstd -T2).
 # Each is built six times with the same flags (-O2 -g): by the native
-# compiler (cc, GCC) and by clang, and by BUILD_DIR's `trms cc` (functions
-# only) and `trms cc --trms-full` with each (VARIANTS_BUILT chooses);
-# each trms build is compared with the native build of its compiler.
-# Each build compresses the same input (INPUT_MB, default
+# compiler (cc, GCC) and by clang, and by BUILD_DIR's `trms cc
+# --trms-functions` and `trms cc --trms-full` with each (VARIANTS_BUILT
+# chooses); each trms build is compared with the native build of its
+# compiler.  Each build compresses the same input (INPUT_MB, default
 # 8 MiB of text made from the bundled word list, in a fixed order), and
-# its output must equal the native build's, byte for byte.  Reported per
-# program and variant: the median over REPS runs (default 3; the variants
-# interleaved) of CPU time (user + system, from wait4) and of peak RSS,
-# their ratios to native, and for the trms builds the number of function
-# regions in the profile.  callgrind (--tool=callgrind, output discarded)
+# its output must equal the native build's, byte for byte (exit status 1
+# if one does not).  Reported per program and variant: the median over
+# REPS runs (default 3; the variants interleaved) of CPU time (user +
+# system, from wait4) and of peak RSS, their ratios to native, and for
+# the trms builds the number of function regions in the profile; then
+# each variant's geometric mean of the ratios over the programs.  callgrind (--tool=callgrind, output discarded)
 # runs on the native build, once per rep.  Costs are in events, sampling
 # is off (TRMS_SAMPLE_HZ=0): the measurement itself, not the sampler.
 #
@@ -68,10 +69,10 @@ build_all() {
 		[ -x "$work/bin/$name-$variant" ] && continue
 		case $variant in
 		native) cc="cc" ;;
-		functions) cc="$trms cc" ;;
+		functions) cc="$trms cc --trms-functions" ;;
 		full) cc="$trms cc --trms-full" ;;
 		clang) cc="clang" ;;
-		functions-clang) cc="env TRMS_CC=clang $trms cc" ;;
+		functions-clang) cc="env TRMS_CC=clang $trms cc --trms-functions" ;;
 		full-clang) cc="env TRMS_CC=clang $trms cc --trms-full" ;;
 		esac
 		copy=$work/build-$name-$variant
@@ -115,7 +116,7 @@ fi
 
 python3 - "$work" "$trms" "$reps" "$input" "$VARIANTS_BUILT" \
 	"$here/bench/whole_program.sql" "${PROGRAMS:-}" <<'PY'
-import os, statistics, subprocess, sys
+import math, os, statistics, subprocess, sys
 work, trms, reps, data = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 built = sys.argv[5].split()
 programs = {
@@ -161,6 +162,8 @@ print(f"whole-program mode on Debian sources: {reps} rounds, input "
       " ratios to the native build of the same compiler (GCC or Clang)")
 print(f"{'program':10} {'variant':15} {'CPU s':>8} {'ratio':>7} "
       f"{'RSS':>7} {'ratio':>6} {'regions':>8}  output")
+ratios = {v: [] for v in variants}
+different = []
 for prog in programs:
     res = {v: [] for v in variants}
     for rep in range(reps):
@@ -176,8 +179,22 @@ for prog in programs:
         rss = statistics.median(r[1] for r in res[v])
         same = open(res[v][0][2], "rb").read() == native_out
         regions = res[v][0][3]
+        ratios[v].append((cpu / nat_cpu, rss / nat_rss))
+        if not same:
+            different.append(f"{prog} ({v})")
         print(f"{prog:10} {v:15} {cpu:8.2f} {cpu / nat_cpu:6.2f}x "
               f"{rss / 1024:7.1f} {rss / nat_rss:5.2f}x "
               f"{regions if regions is not None else '-':>8}  "
               f"{'same' if same else 'DIFFERENT'}")
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+for v in variants:
+    if v in ("native", "clang") or not ratios[v]:
+        continue
+    print(f"{'geo. mean':10} {v:15} {'':8} {geomean([r[0] for r in ratios[v]]):6.2f}x "
+          f"{'':7} {geomean([r[1] for r in ratios[v]]):5.2f}x")
+if different:
+    print("whole_program.sh: output different from the native build's: "
+          + ", ".join(different), file=sys.stderr)
+    sys.exit(1)
 PY
