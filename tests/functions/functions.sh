@@ -29,6 +29,8 @@
 #  - fn_exit.c, ended by _exit: its functions named by trms report;
 #  - fn_deep.c: a recursion a million deep, every activation's trms as
 #    the source derives it;
+#  - fn_signals.c: a signal handler running instrumented code every
+#    100 us, mostly while the thread is inside the library;
 #  - fn_robust.cc (--trms-full, g++ and clang++): C++ exceptions through
 #    five frames, a constructor, a signal handler, fork;
 #  - fn_loaded.c (--trms-full): an instrumented ifunc resolver, which the
@@ -489,6 +491,59 @@ for cc in gcc clang; do
 	expect "in_child in the parent" "$(tuples _Z8in_childv trms)" ""
 	children=$(ls "$work"/robust-$cc.*.trms | grep -vc "\.$parent\.trms")
 	expect "the child's profile" "$children" 1
+	child=$(ls "$work"/robust-$cc.*.trms | grep -v "\.$parent\.trms")
+	"$trms" report --tuples "$child" >"$work/robust-child-$cc.tuples" ||
+		fail "$cxx: report of fn_robust's child"
+	program=robust-child-$cc
+	expect "in_child in the child" "$(tuples _Z8in_childv trms)" "0 1 0 0"
+	expect "thrower in the child" "$(tuples _Z7throweri trms)" ""
+	# C++ names demangled in the report, as the source spells them.
+	"$trms" report "$work/robust-$cc.$parent.trms" \
+		>"$work/robust-$cc.report" || fail "$cxx: trms report of fn_robust"
+	for name in "thrower(int)" "early()" "on_signal(int)"; do
+		grep -q "^$name " "$work/robust-$cc.report" ||
+			fail "$cxx: '$name' not in fn_robust's report"
+	done
+	# Its output as the native build's (but for the pid).
+	$cxx -O2 -o "$work/native-robust-$cc" "$src/fn_robust.cc" ||
+		fail "$cxx: native build of fn_robust.cc"
+	native=$("$work/native-robust-$cc")
+	expect "fn_robust output" "${out% *}" "${native% *}"
+
+	# A signal handler running instrumented code every 100 us, most
+	# often while the thread is inside the library (fn_signals.c):
+	# the run ends, prints the native build's sum, and every activation
+	# is whole: all of step's, main's, and those of the handler the
+	# library could take (never more than the signals handled); traced,
+	# the oracle's.
+	$cc -O2 -o "$work/native-signals-$cc" "$src/fn_signals.c" &&
+		TRMS_CC=$cc "$trms" cc -O2 -g -o "$work/signals-$cc" \
+			"$src/fn_signals.c" ||
+		{ fail "$cc: fn_signals.c"; continue; }
+	for calls in 10000000 300000; do
+		program=signals-$calls-$cc
+		if [ $calls = 300000 ]; then
+			traced "$program" 4 timeout 60 "$work/signals-$cc" $calls \
+				>"$work/$program.out"
+		else
+			TRMS_COST=events TRMS_SAMPLE_HZ=0 \
+				TRMS_OUTPUT="$work/$program.trms" timeout 60 \
+				"$work/signals-$cc" $calls >"$work/$program.out" ||
+				fail "$program: exit status $?"
+		fi
+		expect "$program: sum" "$(head -n 1 "$work/$program.out")" \
+			"$("$work/native-signals-$cc" $calls | head -n 1)"
+		"$trms" report --tuples "$work/$program.trms" \
+			>"$work/$program.tuples" || fail "$program: trms report"
+		expect "$program: step" "$(tuples step trms |
+			awk '{ n += $2 } END { print n }')" $calls
+		expect "$program: main" "$(tuples main trms |
+			awk '{ n += $2 } END { print n }')" 1
+		ticks=$(sed -n 2p "$work/$program.out")
+		taken=$(tuples on_tick trms | awk '{ n += $2 } END { print n + 0 }')
+		[ "$taken" -ge 1 ] && [ "$taken" -le "${ticks:-0}" ] ||
+			fail "$program: $taken activations of the handler for $ticks signals"
+	done
 
 	# An ifunc resolver, a plugin loaded and unloaded, exit from deep
 	# inside (fn_loaded.c).
