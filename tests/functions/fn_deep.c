@@ -11,7 +11,8 @@
  * min(m, CELLS) distinct cells, each first by a read: its trms is that.
  * So descend's tuples are 1 .. CELLS-1 once each and CELLS for the other
  * DEPTH - CELLS + 1 activations.  Prints the sum of the levels, as the
- * native build does.
+ * native build does.  Then an annotated region inside a function's
+ * (annotated()).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -37,10 +38,27 @@ NOINLINE static long descend(long level)
 	return below + level;
 }
 
+/* An annotated region inside a function region, both measured: block
+ * writes 4 cells and reads them back (its own writes: no input) and 2
+ * cells it never touched; the function reads one more around it.  So
+ * block's trms is 2 and annotated's 3. */
+NOINLINE static void annotated(void)
+{
+	static int mine[4], theirs[2], more;
+
+	trms_region_begin("block");
+	trms_write(mine, sizeof(mine));
+	trms_read(mine, sizeof(mine));
+	trms_read(theirs, sizeof(theirs));
+	trms_region_end("block");
+	trms_read(&more, sizeof(more));
+}
+
 static void *run(void *arg)
 {
 	(void)arg;
 	printf("%ld\n", descend(0));
+	annotated();
 	return NULL;
 }
 

@@ -28,7 +28,8 @@
 #    the same running at once, with exact counts;
 #  - fn_exit.c, ended by _exit: its functions named by trms report;
 #  - fn_deep.c: a recursion a million deep, every activation's trms as
-#    the source derives it;
+#    the source derives it; an annotated region (trms_region_begin,
+#    trms_write, trms_read) inside a function's;
 #  - fn_signals.c: a signal handler running instrumented code every
 #    100 us, mostly while the thread is inside the library;
 #  - fn_robust.cc (--trms-full, g++ and clang++): C++ exceptions through
@@ -463,7 +464,11 @@ for cc in gcc clang; do
 	program=deep-$cc
 	expect "descend, a million deep" "$(tuples descend trms | tr '\n' ' ')" \
 		"1 1 0 0 2 1 0 0 3 1 0 0 4 1 0 0 5 1 0 0 6 1 0 0 7 1 0 0 8 999993 0 0 "
-	expect "run, above it" "$(tuples run trms)" "8 1 0 0"
+	expect "run, above it" "$(tuples run trms)" "11 1 0 0"
+	# An annotated region inside a function region: writes annotated
+	# (trms_write) are no input, reads are.
+	expect "block, annotated" "$(tuples block trms)" "2 1 0 0"
+	expect "annotated, around it" "$(tuples annotated trms)" "3 1 0 0"
 
 	# C++ exceptions, a constructor, a signal handler, fork.
 	cxx=g++
