@@ -146,8 +146,11 @@ void runtime_start(void)
 	 * is initialised, before any constructor, and clears it only when
 	 * a second thread starts: a constructor that ran before this
 	 * library's and made a thread waits for this library's constructor,
-	 * which starts it regardless. */
-	if (__libc_single_threaded)
+	 * which starts it regardless.  Nor from the program's
+	 * .preinit_array, which runs before the C library's own constructor
+	 * has set `environ`: the settings (TRMS_OUTPUT, TRMS_OFF, ...) would
+	 * not be read. */
+	if (__libc_single_threaded && environ)
 		start();
 }
 

@@ -7,6 +7,12 @@
  *    loader calls it while it relocates the program, before any
  *    constructor, the library's included; the library ignores it (no
  *    region, no crash);
+ *  - before_constructors() runs from the program's .preinit_array,
+ *    before every constructor, the C library's included, which has not
+ *    set `environ` yet: the library, whose settings (TRMS_OUTPUT, ...)
+ *    are in the environment, does not start there and ignores it (no
+ *    region; before 2026-11-28 it started with its defaults: the
+ *    profile went where TRMS_OUTPUT did not say);
  *  - the plugin argv[1] (fn_plugin.c, built by `trms cc --trms-full
  *    -shared`) is loaded with dlopen after main wrote CELLS ints;
  *    plugin_sum reads them: one activation of trms = rms = CELLS, then
@@ -41,6 +47,18 @@ NOINLINE static void *resolve_twice(void)
 }
 
 int twice(int x) __attribute__((ifunc("resolve_twice")));
+
+/* Runs from the program's .preinit_array: after relocation, before
+ * every shared object's constructor. */
+static int early_cells[2];
+
+NOINLINE static void before_constructors(void)
+{
+	sink = early_cells[0] + early_cells[1];
+}
+
+__attribute__((section(".preinit_array"), used)) static void (
+	*const preinit)(void) = before_constructors;
 
 NOINLINE static void fill(void)
 {

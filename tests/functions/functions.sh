@@ -35,7 +35,9 @@
 #  - fn_robust.cc (--trms-full, g++ and clang++): C++ exceptions through
 #    five frames, a constructor, a signal handler, fork;
 #  - fn_loaded.c (--trms-full): an instrumented ifunc resolver, which the
-#    loader runs before any constructor; an instrumented plugin
+#    loader runs before any constructor, and a function run from the
+#    program's .preinit_array, before the C library sets `environ` (the
+#    library's settings read all the same); an instrumented plugin
 #    (fn_plugin.c) loaded with dlopen, called and unloaded, its function
 #    named all the same; exit from 41 calls deep;
 # and for every run, its profile holds exactly the activations the naive
@@ -574,6 +576,14 @@ for cc in gcc clang; do
 	expect "twice_plain" "$(tuples twice_plain trms)" "0 64 0 0"
 	expect "resolve_twice, run by the loader" \
 		"$(tuples resolve_twice trms)" ""
+	expect "before_constructors, run from .preinit_array" \
+		"$(tuples before_constructors trms)" ""
+	# And the library read its settings all the same: TRMS_OFF=1 runs
+	# it as natively, with no profile.
+	TRMS_OFF=1 TRMS_OUTPUT="$work/loaded-off-$cc.trms" \
+		"$work/loaded-$cc" "$work/plugin-$cc.so" >/dev/null
+	[ -e "$work/loaded-off-$cc.trms" ] &&
+		fail "$cc: fn_loaded with TRMS_OFF=1 wrote a profile"
 
 	TRMS_CC=$cc "$trms" cc --trms-full -O2 -pthread \
 		-o "$work/threads-$cc" "$src/fn_threads.c" ||
