@@ -27,8 +27,8 @@
 #    and fn_threads.c, threads handing each other data; fn_handoff.c,
 #    the same running at once, with exact counts;
 #  - fn_exit.c, ended by _exit: its functions named by trms report;
-#  - fn_deep.c: a recursion a million deep, every activation's trms as
-#    the source derives it; an annotated region (trms_region_begin,
+#  - fn_deep.c, in both modes: a recursion a million deep, every
+#    activation's trms as the source derives it; an annotated region (trms_region_begin,
 #    trms_write, trms_read) inside a function's;
 #  - fn_signals.c: a signal handler running instrumented code every
 #    100 us, mostly while the thread is inside the library;
@@ -157,6 +157,22 @@ for cc in gcc clang; do
 		"80 1 0 80" "96 1 0 96" "112 1 0 112" "128 1 0 128")
 	expect "pass trms" "$(tuples pass trms)" "$want"
 	expect "pass rms" "$(tuples pass rms)" "$want"
+	# The same in the full mode, in one step: the longjmp's frames and
+	# the threads' activations all closed, counted as in the source.
+	TRMS_CC=$cc "$trms" cc -O2 -g -pthread -o "$work/fnfull-$cc" \
+		"$src/fn_cases.c" "$src/fn_other.c" ||
+		{ fail "$cc: trms cc, full mode"; continue; }
+	$cc -O2 -g -pthread -o "$work/native-fnfull-$cc" "$src/fn_cases.c" \
+		"$src/fn_other.c" || { fail "$cc: native build"; continue; }
+	if checked_run "fnfull-$cc"; then
+		for want in leaf:12 rec:1001 landed:1 deep:6 pass:9; do
+			expect "full mode: ${want%:*}'s activations" \
+				"$(tuples "${want%:*}" trms | awk '{ n += $2 } END { print n }')" \
+				"${want#*:}"
+		done
+	fi
+	program=fn-$cc
+
 	# Two static functions called helper, one call each: two regions.
 	helpers=$(awk -F'\t' '$3 == "trms" && $1 ~ /^helper \(/ { print $1 }' \
 		"$work/fn-$cc.tuples" | sort -u | wc -l)
@@ -454,23 +470,30 @@ for cc in gcc clang; do
 	program=exit-$cc
 	expect "work, named after _exit" "$(tuples work trms)" "0 5 0 0"
 
-	# A recursion a million deep (fn_deep.c), each activation exact.
-	TRMS_CC=$cc "$trms" cc --trms-functions -O2 -pthread -I"$src/../../include" \
-		-o "$work/deep-$cc" "$src/fn_deep.c" ||
-		{ fail "$cc: fn_deep.c"; continue; }
-	out=$(TRMS_COST=events TRMS_OUTPUT="$work/deep-$cc.trms" \
-		"$work/deep-$cc") || fail "$cc: fn_deep run"
-	expect "fn_deep output" "$out" 499999500000
-	"$trms" report --tuples "$work/deep-$cc.trms" \
-		>"$work/deep-$cc.tuples" || fail "$cc: report of fn_deep"
-	program=deep-$cc
-	expect "descend, a million deep" "$(tuples descend trms | tr '\n' ' ')" \
-		"1 1 0 0 2 1 0 0 3 1 0 0 4 1 0 0 5 1 0 0 6 1 0 0 7 1 0 0 8 999993 0 0 "
-	expect "run, above it" "$(tuples run trms)" "11 1 0 0"
-	# An annotated region inside a function region: writes annotated
-	# (trms_write) are no input, reads are.
-	expect "block, annotated" "$(tuples block trms)" "2 1 0 0"
-	expect "annotated, around it" "$(tuples annotated trms)" "3 1 0 0"
+	# A recursion a million deep (fn_deep.c), each activation exact, in
+	# both modes (descend's own loads and stores are of its stack frame,
+	# which the compiler leaves out, and a write).
+	for mode in functions full; do
+		program=deep-$mode-$cc
+		TRMS_CC=$cc "$trms" cc --trms-$mode -O2 -pthread \
+			-I"$src/../../include" -o "$work/$program" \
+			"$src/fn_deep.c" || { fail "$cc: fn_deep.c, $mode"; continue; }
+		out=$(TRMS_COST=events TRMS_OUTPUT="$work/$program.trms" \
+			"$work/$program") || fail "$program: exit status"
+		expect "$program output" "$out" 499999500000
+		"$trms" report --tuples "$work/$program.trms" \
+			>"$work/$program.tuples" || fail "$program: report"
+		expect "$program: descend, a million deep" \
+			"$(tuples descend trms | tr '\n' ' ')" \
+			"1 1 0 0 2 1 0 0 3 1 0 0 4 1 0 0 5 1 0 0 6 1 0 0 7 1 0 0 8 999993 0 0 "
+		expect "$program: run, above it" "$(tuples run trms)" "11 1 0 0"
+		# An annotated region inside a function region: writes
+		# annotated (trms_write) are no input, reads are.
+		expect "$program: block, annotated" "$(tuples block trms)" \
+			"2 1 0 0"
+		expect "$program: annotated, around it" \
+			"$(tuples annotated trms)" "3 1 0 0"
+	done
 
 	# C++ exceptions, a constructor, a signal handler, fork.
 	cxx=g++
