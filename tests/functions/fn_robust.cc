@@ -14,13 +14,18 @@
  *  - a forked child runs in_child() and exits; the parent's profile has
  *    no in_child, the child writes its own.  The parent prints its pid,
  *    which names its profile;
+ *  - std::sort of 1000 ints: the C++ library's functions that are not
+ *    inlined are no regions with GCC (trms cc excludes the system
+ *    headers' functions), regions with Clang (which cannot);
  *  - the word printed first is a global with a dynamic initialiser
  *    (which GCC brackets with calls of the sanitizer's: they must link).
  * The run is traced: the profile must be what the definitions give for
  * the trace.
  */
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <vector>
 #include <stdexcept>
 #include <string>
 #include <sys/wait.h>
@@ -76,6 +81,14 @@ static void handler(int sig)
 int main()
 {
 	int caught = 0;
+	std::vector<int> numbers;
+
+	/* std::sort: functions of the C++ library's headers that the
+	 * compiler leaves out of line (GCC: no regions, excluded by file). */
+	for (int i = 0; i < 1000; i++)
+		numbers.push_back((i * 7919) % 1009);
+	std::sort(numbers.begin(), numbers.end());
+	std::printf("sorted %d\n", std::is_sorted(numbers.begin(), numbers.end()));
 
 	for (int i = 0; i < THROWS; i++) {
 		try {
