@@ -6,9 +6,9 @@
 # print what the same program built natively prints, and profile the
 # memory their functions read (the default mode, --trms-full); they need
 # libtrms.so.0 (DT_NEEDED, found through their run path) and call
-# __cyg_profile_func_enter; and the two as one project built by Meson
-# and CMake with CC="trms cc" CXX="trms c++".  Exit status 77 (skipped) if no compiler is
-# found, or in a sanitizer build (SANITIZE other than "none": a
+# __cyg_profile_func_enter; and the two as one project built by Meson,
+# make, autotools and CMake with CC="trms cc" CXX="trms c++".  Exit
+# status 77 (skipped) if no compiler is found, or in a sanitizer build (SANITIZE other than "none": a
 # sanitized libtrms cannot load into an ordinary program).  Writes only
 # under WORKDIR.
 set -u
@@ -111,6 +111,48 @@ project() {
 		else
 			fail "meson with trms cc ($c): $(tail -n 5 "meson-$c.log")"
 		fi
+	fi
+	# make, its built-in rules compiling and linking in two steps.
+	if command -v make >/dev/null; then
+		mkdir -p "make-$c" && cp "$src/prog.c" "make-$c/prog_c.c" &&
+			cp "$src/prog.cc" "make-$c/prog_cc.cc" || return
+		printf '%s\n' 'all: prog_c prog_cc' 'prog_c: prog_c.o' \
+			'prog_cc: prog_cc.o' '	$(CXX) $(LDFLAGS) -o $@ $^' \
+			>"make-$c/Makefile"
+		if make -C "make-$c" CC="$trms cc" CXX="$trms c++" \
+			>"make-$c.log" 2>&1; then
+			check "$c" "make-$c/prog_c"
+			check "$cxx" "make-$c/prog_cc"
+		else
+			fail "make with trms cc ($c): $(tail -n 5 "make-$c.log")"
+		fi
+	else
+		echo "note: no make: not checked"
+	fi
+	# autotools: configure (with TRMS_OFF=1: its test programs write no
+	# profiles) and make.
+	if command -v autoreconf >/dev/null && command -v automake >/dev/null &&
+		command -v make >/dev/null; then
+		mkdir -p "autotools-$c" &&
+			cp "$src/prog.c" "autotools-$c/prog_c.c" &&
+			cp "$src/prog.cc" "autotools-$c/prog_cc.cc" || return
+		printf '%s\n' 'AC_INIT([prog], [1.0])' \
+			'AM_INIT_AUTOMAKE([foreign])' 'AC_PROG_CC' 'AC_PROG_CXX' \
+			'AC_CONFIG_FILES([Makefile])' 'AC_OUTPUT' \
+			>"autotools-$c/configure.ac"
+		printf '%s\n' 'bin_PROGRAMS = prog_c prog_cc' \
+			'prog_c_SOURCES = prog_c.c' 'prog_cc_SOURCES = prog_cc.cc' \
+			>"autotools-$c/Makefile.am"
+		if (cd "autotools-$c" && autoreconf -fi &&
+			TRMS_OFF=1 ./configure CC="$trms cc" CXX="$trms c++" &&
+			make) >"autotools-$c.log" 2>&1; then
+			check "$c" "autotools-$c/prog_c"
+			check "$cxx" "autotools-$c/prog_cc"
+		else
+			fail "autotools with trms cc ($c): $(tail -n 5 "autotools-$c.log")"
+		fi
+	else
+		echo "note: no autoconf and automake: not checked"
 	fi
 	if command -v cmake >/dev/null; then
 		if TRMS_OFF=1 CC="$trms cc" CXX="$trms c++" cmake -S project \
