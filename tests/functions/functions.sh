@@ -451,7 +451,12 @@ for cc in gcc clang; do
 		-DTRMS_NO_ANNOTATIONS -I"$src/../../include" \
 		-o "$work/pc-$cc" "$src/../../examples/prodcons.c" ||
 		{ fail "$cc: prodcons.c"; continue; }
-	traced "pc-$cc" 4 "$work/pc-$cc" 500 >/dev/null
+	traced "pc-$cc" 4 "$work/pc-$cc" 500 >"$work/pc-$cc.out"
+	$cc -O2 -fno-inline -pthread -DTRMS_NO_ANNOTATIONS \
+		-I"$src/../../include" -o "$work/native-pc-$cc" \
+		"$src/../../examples/prodcons.c" &&
+		expect "prodcons output" "$(cat "$work/pc-$cc.out")" \
+			"$("$work/native-pc-$cc" 500)"
 	"$trms" report --tuples "$work/pc-$cc.trms" \
 		>"$work/pc-$cc.tuples" || fail "$cc: report of prodcons"
 	program=pc-$cc
@@ -482,7 +487,10 @@ for cc in gcc clang; do
 	TRMS_CC=$cc "$trms" cc --trms-functions -O2 -o "$work/exit-$cc" "$src/fn_exit.c" ||
 		{ fail "$cc: fn_exit.c"; continue; }
 	TRMS_COST=events TRMS_OUTPUT="$work/exit-$cc.trms" \
-		"$work/exit-$cc" >/dev/null || fail "$cc: fn_exit run"
+		"$work/exit-$cc" >"$work/exit-$cc.out" || fail "$cc: fn_exit run"
+	$cc -O2 -o "$work/native-exit-$cc" "$src/fn_exit.c" &&
+		expect "fn_exit output" "$(cat "$work/exit-$cc.out")" \
+			"$("$work/native-exit-$cc")"
 	"$trms" report --tuples "$work/exit-$cc.trms" \
 		>"$work/exit-$cc.tuples" || fail "$cc: report of fn_exit"
 	program=exit-$cc
@@ -636,11 +644,16 @@ for cc in gcc clang; do
 	[ -e "$work/loaded-off-$cc.trms" ] &&
 		fail "$cc: fn_loaded with TRMS_OFF=1 wrote a profile"
 
+	$cc -O2 -pthread -o "$work/native-threads-$cc" "$src/fn_threads.c" ||
+		fail "$cc: native build of fn_threads.c"
 	TRMS_CC=$cc "$trms" cc --trms-full -O2 -pthread \
 		-o "$work/threads-$cc" "$src/fn_threads.c" ||
 		{ fail "$cc: fn_threads.c"; continue; }
 	for run in 1 2 3; do
-		traced "threads-$cc-$run" 4 "$work/threads-$cc" >/dev/null
+		traced "threads-$cc-$run" 4 "$work/threads-$cc" \
+			>"$work/threads-$cc-$run.out"
+		expect "fn_threads output" "$(cat "$work/threads-$cc-$run.out")" \
+			"$("$work/native-threads-$cc")"
 	done
 
 	# Memory one thread wrote alone, then read by another, the two
