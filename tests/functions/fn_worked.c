@@ -36,6 +36,7 @@ static volatile int x2, x3;	    /* cases 2 and 3 */
 static volatile int cell;	    /* case 4 */
 static volatile int device[2];	    /* case 5: two cells */
 static volatile long seen;
+static volatile int items = ITEMS, reads = READS;
 static sem_t go, done;		    /* T1 hands to T2 and back */
 
 NOINLINE void one_g(void)
@@ -112,11 +113,12 @@ static void *producer(void *arg)
 	return NULL;
 }
 
-NOINLINE long consumer(void)
+/* @n: ITEMS, unknown to the compiler (a loop it keeps). */
+NOINLINE long consumer(int n)
 {
 	long total = 0;
 
-	for (int i = 0; i < ITEMS; i++) {
+	for (int i = 0; i < n; i++) {
 		sem_wait(&full);
 		total += cell;
 		sem_post(&empty);
@@ -124,11 +126,11 @@ NOINLINE long consumer(void)
 	return total;
 }
 
-NOINLINE long parse_device(int fd)
+NOINLINE long parse_device(int fd, int n)
 {
 	long total = 0;
 
-	for (int i = 0; i < READS; i++) {
+	for (int i = 0; i < n; i++) {
 		if (read(fd, (void *)device, sizeof(device)) !=
 		    (ssize_t)sizeof(device))
 			return -1;
@@ -155,10 +157,10 @@ int main(void)
 	out[1] = seen;
 	if (pthread_join(t, NULL) || pthread_create(&t, NULL, producer, NULL))
 		return 1;
-	out[2] = consumer();
+	out[2] = consumer(items);
 	if (pthread_join(t, NULL))
 		return 1;
-	out[3] = parse_device(fd);
+	out[3] = parse_device(fd, reads);
 	printf("%ld %ld %ld %ld\n", out[0], out[1], out[2], out[3]);
 	return 0;
 }

@@ -2,16 +2,20 @@
 // and store of the code it compiles becomes an access of the library's
 // engine, checked inline.
 //
-// Before each load or store of 1, 2, 4, 8 or 16 bytes it puts a call to
-// __trms_check_loadN or __trms_check_storeN, whose definitions (the
-// library's src/inline_checks.c, compiled to bitcode and installed beside
-// this plugin as trms-inline-checks.bc) it links into the module, and the
-// always-inliner that runs right after it inlines them: the common access
-// is then decided by a few loads and compares in the program's own code
-// (src/engine_fast.h), and only the others call the library.  Other sizes,
+// Before each load or store of 1, 2, 4, 8 or 16 bytes inside a loop it
+// puts a call to __trms_check_loadN or __trms_check_storeN, whose
+// definitions (the library's src/inline_checks.c, compiled to bitcode and
+// installed beside this plugin as trms-inline-checks.bc) it links into
+// the module, and the always-inliner that runs right after it inlines
+// them: the common access is then decided by a few loads and compares in
+// the program's own code (src/engine_fast.h), and only the others call
+// the library.  An access outside any loop, which runs once per call of
+// its function, calls the library's __asan_loadN_noabort /
+// __asan_storeN_noabort, which start with the same checks: the code is
+// half as large for the same speed (docs/whole-program.md).  Other sizes,
 // atomic read-modify-writes and constant-length memory intrinsics call
-// the library's __asan_loadN_noabort / __asan_storeN_noabort, as the
-// outlined instrumentation of the GCC build does; calls to the C
+// those hooks too, as the outlined instrumentation of the GCC build
+// does; calls to the C
 // library's memory and string functions are recorded by their wrappers
 // (`trms cc` links with -Wl,--wrap).
 //
@@ -24,6 +28,7 @@
 
 #include <string>
 
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
@@ -80,6 +85,7 @@ struct site {
 	Value *address;
 	uint64_t size;
 	bool write;
+	bool in_loop; // checked inline; else a call of the library's hook
 };
 
 class instrumenter {
@@ -88,10 +94,12 @@ public:
 	{
 	}
 
-	void collect(Function &f)
+	void collect(Function &f, const LoopInfo &loops)
 	{
-		for (Instruction &i : instructions(f))
+		for (Instruction &i : instructions(f)) {
+			in_loop = loops.getLoopFor(i.getParent()) != nullptr;
 			collect(i);
+		}
 	}
 
 	// @inline_checks: the checks are linked in; else every access
@@ -103,6 +111,7 @@ public:
 private:
 	Module &module;
 	const DataLayout &layout;
+	bool in_loop = false; // the instruction collected is in a loop
 
 	void add(Instruction *at, Value *address, Type *type, bool write)
 	{
@@ -111,7 +120,7 @@ private:
 			return;
 		uint64_t size = layout.getTypeStoreSize(type).getFixedSize();
 		if (size)
-			sites.push_back({ at, address, size, write });
+			sites.push_back({ at, address, size, write, in_loop });
 	}
 
 	void collect(Instruction &i)
@@ -139,8 +148,9 @@ private:
 			uint64_t n = length->getZExtValue();
 			if (auto *copy = dyn_cast<MemTransferInst>(mem))
 				sites.push_back({ mem, copy->getSource(), n,
-						  false });
-			sites.push_back({ mem, mem->getDest(), n, true });
+						  false, in_loop });
+			sites.push_back({ mem, mem->getDest(), n, true,
+					  in_loop });
 		}
 	}
 };
@@ -166,7 +176,7 @@ void instrumenter::instrument(bool inline_checks)
 		const char *kind = s.write ? "store" : "load";
 		if (n == 1 || n == 2 || n == 4 || n == 8 || n == 16) {
 			std::string name =
-				inline_checks
+				inline_checks && s.in_loop
 					? std::string(check_prefix) + kind +
 						  std::to_string(n)
 					: std::string("__asan_") + kind +
@@ -225,16 +235,19 @@ bool link_checks(Module &m)
 }
 
 struct trms_pass : PassInfoMixin<trms_pass> {
-	PreservedAnalyses run(Module &m, ModuleAnalysisManager &)
+	PreservedAnalyses run(Module &m, ModuleAnalysisManager &modules)
 	{
 		instrumenter x(m);
+		FunctionAnalysisManager &functions =
+			modules.getResult<FunctionAnalysisManagerModuleProxy>(m)
+				.getManager();
 
 		// (A module the plugin has seen already: LTO runs it again.)
 		if (m.getFunction(std::string(check_prefix) + "load1"))
 			return PreservedAnalyses::all();
 		for (Function &f : m)
 			if (!skipped(f))
-				x.collect(f);
+				x.collect(f, functions.getResult<LoopAnalysis>(f));
 		// A module without accesses still asks the library to turn
 		// the checks on: another of the program's may have some.
 		// Without the checks, every access calls the library.
