@@ -167,10 +167,27 @@ if [ -n "$plugin" ]; then
 	want $clang_flags "-fpass-plugin=$plugin" x.o -o prog $wrap $link_flags
 	TRMS_CC=$work/llvm-$llvm/bin/clang same "--trms-full link, clang $llvm" \
 		"$trms" cc x.o --trms-full -o prog
-	# Functions only: Clang instruments after inlining, no plugin.
-	want $clang_flags -c x.c
+	# Functions only: the plugin too (it takes the instrumentation off
+	# the system headers' functions), told to leave the accesses; it is
+	# loaded first with -load so that clang knows its options.
+	load="-Xclang
+-load
+-Xclang
+$plugin"
+	want $clang_flags $load "-fpass-plugin=$plugin" -Xclang -mllvm \
+		-Xclang -trms-functions-only -c x.c
 	TRMS_CC=$work/llvm-$llvm/bin/clang same "functions, clang $llvm" \
 		"$trms" cc --trms-functions -c x.c
+	# --trms-exclude: the plugin leaves the names out.
+	want $clang_flags $load "-fpass-plugin=$plugin" -Xclang -mllvm \
+		-Xclang -trms-exclude=foo,bar -c x.c
+	TRMS_CC=$work/llvm-$llvm/bin/clang same "exclude, clang $llvm" \
+		"$trms" cc --trms-exclude=foo --trms-exclude=bar -c x.c
+	want $clang_flags $load "-fpass-plugin=$plugin" -Xclang -mllvm \
+		-Xclang -trms-functions-only -Xclang -mllvm \
+		-Xclang -trms-exclude=foo -c x.c
+	TRMS_CC=$work/llvm-$llvm/bin/clang same "functions and exclude, clang $llvm" \
+		"$trms" cc --trms-functions --trms-exclude=foo -c x.c
 	# The default is --trms-full.
 	want $clang_flags "-fpass-plugin=$plugin" -c x.c
 	TRMS_CC=$work/llvm-$llvm/bin/clang same "default, clang $llvm" \
@@ -302,7 +319,7 @@ run env TRMS_CC="$clang" "$trms" cc --trms-exclude=a -c x.c \
 	--trms-exclude=b
 cmp -s "$work/want" "$FAKE_LOG" || fail "exclude, clang: $(cat "$FAKE_LOG")"
 [ "$(cat "$work/err")" = \
-	"trms cc: warning: --trms-exclude needs GCC; ignored with clang" ] ||
+	"trms cc: warning: --trms-exclude needs GCC or trms's plugin for this clang; ignored" ] ||
 	fail "exclude, clang: stderr '$(cat "$work/err")'"
 
 # --- Where libtrms is ------------------------------------------------------

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The most arguments added: eleven before the user's (two, the
- * exclusion, seven for --trms-full and GCC's plugin), eight after (the
- * wrapped functions, the library between two, and -rpath through
- * -Xlinker). */
-#define ADDED 19
+/* The most arguments added: fourteen before the user's (GCC: two, the
+ * exclusion, seven for --trms-full, its plugin; Clang: one, five for its
+ * plugin, eight for the plugin's two options), eight after (the wrapped
+ * functions, the library between two, and -rpath through -Xlinker). */
+#define ADDED 22
 
 /* The linker's run-time search path for the library's directory, so the
  * program runs as it is.  -Wl, splits at commas: a directory with one
@@ -41,9 +41,9 @@ static int rpath(const char *library, struct cc_argv *a, char **out)
 	return 4;
 }
 
-/* --trms-full's flags into @out.  @return how many, or -ENOMEM. */
-static int instrument_accesses(const struct cc_plan *p, struct cc_argv *a,
-			       char **out)
+/* --trms-full's flags into @out, where no plugin of Clang's makes them.
+ * @return how many. */
+static int instrument_accesses(const struct cc_plan *p, char **out)
 {
 	const char *const gcc[] = { CC_FULL_SANITIZE, CC_GCC_PARAM,
 				    CC_GCC_CALLS, CC_GCC_PARAM,
@@ -56,17 +56,44 @@ static int instrument_accesses(const struct cc_plan *p, struct cc_argv *a,
 	const char *const *flags = p->family == CC_CLANG ? clang : gcc;
 	int n = 0;
 
-	if (p->full && p->family == CC_CLANG && p->plugin) {
-		if (asprintf(&a->owned[2], "%s%s", CC_CLANG_PLUGIN,
-			     p->plugin) < 0)
-			return -ENOMEM;
-		out[0] = a->owned[2];
-		return 1;
-	}
-	if (!p->full)
+	if (!p->full || (p->family == CC_CLANG && p->plugin))
 		return 0;
 	for (; n < 7; n++)
 		out[n] = (char *)flags[n];
+	return n;
+}
+
+/* Clang's plugin and its options into @out.  @return how many, or
+ * -ENOMEM. */
+static int clang_plugin(const struct cc_plan *p, struct cc_argv *a,
+			char **out)
+{
+	int n = 0;
+
+	if (!p->full || p->exclude) {
+		out[n++] = CC_CLANG_XCLANG;
+		out[n++] = CC_CLANG_LOAD;
+		out[n++] = CC_CLANG_XCLANG;
+		out[n++] = (char *)p->plugin;
+	}
+	if (asprintf(&a->owned[2], "%s%s", CC_CLANG_PLUGIN, p->plugin) < 0)
+		return -ENOMEM;
+	out[n++] = a->owned[2];
+	if (!p->full) {
+		out[n++] = CC_CLANG_XCLANG;
+		out[n++] = CC_CLANG_LLVM;
+		out[n++] = CC_CLANG_XCLANG;
+		out[n++] = CC_CLANG_FUNCTIONS_ONLY;
+	}
+	if (p->exclude) {
+		if (asprintf(&a->owned[0], "%s%s", CC_CLANG_EXCLUDE,
+			     p->exclude) < 0)
+			return -ENOMEM;
+		out[n++] = CC_CLANG_XCLANG;
+		out[n++] = CC_CLANG_LLVM;
+		out[n++] = CC_CLANG_XCLANG;
+		out[n++] = a->owned[0];
+	}
 	return n;
 }
 
@@ -75,15 +102,13 @@ static int instrument(const struct cc_plan *p, struct cc_argv *a, char **out)
 {
 	if (p->family == CC_CLANG) {
 		out[0] = CC_CLANG_FLAGS;
-		int n = instrument_accesses(p, a, out + 1);
+		int n = p->plugin ? clang_plugin(p, a, out + 1)
+				  : instrument_accesses(p, out + 1);
 		return n < 0 ? n : 1 + n;
 	}
 	out[0] = CC_GCC_INSTRUMENT;
 	out[1] = CC_GCC_EXCLUDE_FILES;
-	int n = instrument_accesses(p, a, out + 2);
-	if (n < 0)
-		return n;
-	n += 2;
+	int n = instrument_accesses(p, out + 2) + 2;
 	/* GCC's plugin, in either mode: functions instrumented after
 	 * inlining; the accesses the sanitizer's pass leaves out. */
 	if (p->plugin) {

@@ -18,7 +18,9 @@
 #define CC_GCC_EXCLUDE_FILES                                            \
 	"-finstrument-functions-exclude-file-list=/usr/include/,/usr/lib/gcc/"
 /* Clang 14 has no exclusion list: instrumenting after inlining keeps the
- * system headers' inlined helpers out. */
+ * system headers' inlined helpers out, and trms's plugin, where it is,
+ * takes the instrumentation off the functions of system headers left out
+ * of line and those --trms-exclude names (its options below). */
 #define CC_CLANG_FLAGS "-finstrument-functions-after-inlining"
 #define CC_GCC_EXCLUDE "-finstrument-functions-exclude-function-list="
 /* --trms-full: every load and store calls __asan_loadN_noabort and
@@ -36,8 +38,15 @@
 #define CC_CLANG_CALLS "-asan-instrumentation-with-call-threshold=0"
 #define CC_CLANG_NO_STACK "-asan-stack=0"
 #define CC_CLANG_NO_GLOBALS "-asan-globals=0"
-/* --trms-full with Clang where the plugin is (followed by its path). */
+/* Clang's plugin where it is (followed by its path), in either mode.
+ * With options for it, it is loaded with -Xclang -load too, so that clang
+ * knows them when it reads them (-mllvm, through -Xclang: the driver
+ * says nothing of it when it only links). */
 #define CC_CLANG_PLUGIN "-fpass-plugin="
+#define CC_CLANG_XCLANG "-Xclang"
+#define CC_CLANG_LOAD "-load"
+#define CC_CLANG_FUNCTIONS_ONLY "-trms-functions-only"
+#define CC_CLANG_EXCLUDE "-trms-exclude="
 /* GCC's plugin where it is (followed by its path), in either mode:
  * functions instrumented after inlining, so that the optimiser inlines as
  * natively and what it inlines is no region; with --trms-full the
@@ -61,16 +70,19 @@ struct cc_plan {
 	const char *compiler;	/* argv[0] */
 	enum cc_family family;
 	bool full;		/* --trms-full: accesses too */
-	const char *exclude;	/* GCC's function names not instrumented,
-				 * comma-separated, or NULL */
+	const char *exclude;	/* function names not instrumented,
+				 * comma-separated, or NULL (GCC, or Clang
+				 * with the plugin) */
 	const char *library;	/* libtrms's real path, appended; or NULL:
 				 * the invocation does not link */
-	const char *plugin;	/* Clang's plugin, with --trms-full, which
-				 * checks accesses inline (NULL: every access
-				 * a call); or GCC's, in either mode, which
-				 * instruments functions after inlining and
-				 * the accesses GCC's pass leaves out (NULL:
-				 * neither); cc_plugin.h */
+	const char *plugin;	/* Clang's plugin, in either mode, which
+				 * excludes functions and with --trms-full
+				 * checks accesses inline (NULL: no
+				 * exclusion, every access a call); or GCC's,
+				 * in either mode, which instruments
+				 * functions after inlining and the accesses
+				 * GCC's pass leaves out (NULL: neither);
+				 * cc_plugin.h */
 };
 
 struct cc_argv {

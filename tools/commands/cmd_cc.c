@@ -52,9 +52,18 @@ static const char usage_head[] =
 	"         inlining, as Clang has them: the optimiser inlines, splits\n"
 	"         and specialises as natively, and what is inlined is no\n"
 	"         region\n"
-	"  Clang: -finstrument-functions-after-inlining\n"
-	"         (Clang has no exclusion list: what is inlined is no region;\n"
-	"         what is not, even from a system header, is one)\n"
+	"  Clang: -finstrument-functions-after-inlining (what is inlined is\n"
+	"         no region)\n"
+	"         -fpass-plugin=PLUGIN (below), which takes the\n"
+	"         instrumentation off the functions of system headers left\n"
+	"         out of line (known from -g's information, else by their\n"
+	"         C++ names in std:: and __gnu_cxx::) and off those\n"
+	"         --trms-exclude names; with --trms-functions or\n"
+	"         --trms-exclude also -Xclang -load -Xclang PLUGIN and its\n"
+	"         options, -Xclang -mllvm -Xclang -trms-functions-only and\n"
+	"         -Xclang -mllvm -Xclang -trms-exclude=NAME,...; without\n"
+	"         the plugin, every function left out of line is a region,\n"
+	"         even from a system header\n"
 	"  and, unless --trms-functions, every load and store a call to the\n"
 	"  library:\n"
 	"  GCC:   -fsanitize=kernel-address --param\n"
@@ -69,8 +78,8 @@ static const char usage_head[] =
 	"         g++-N); without it those accesses are not seen, and\n"
 	"         GCC instruments before inlining (inlined functions stay\n"
 	"         regions)\n"
-	"  Clang: -fpass-plugin=PLUGIN, trms's own plugin: a check before\n"
-	"         every load and store, inlined in loops, that decides the\n"
+	"  Clang: PLUGIN, trms's own plugin, puts a check before every\n"
+	"         load and store, inlined in loops, that decides the\n"
 	"         common accesses itself and calls the library for the\n"
 	"         others; PLUGIN is the trms-pass.so of this\n"
 	"         trms (cc/plugin/ in a build tree, LIBDIR/trms/ installed),\n"
@@ -114,9 +123,10 @@ static const char usage_tail[] =
 	"                       functions not to instrument: GCC's\n"
 	"                       -finstrument-functions-exclude-function-list\n"
 	"                       (a NAME matches any function whose name, as\n"
-	"                       the source spells it, contains it); ignored\n"
-	"                       with a warning for Clang, which has no such\n"
-	"                       option; may be given more than once\n"
+	"                       the source spells it, contains it); with\n"
+	"                       Clang, trms's plugin (NAME in the demangled\n"
+	"                       name), ignored with a warning without it;\n"
+	"                       may be given more than once\n"
 	"  --trms-help          show this help\n"
 	"\n"
 	"Environment:\n"
@@ -268,18 +278,18 @@ int cmd_cc(int argc, char **argv)
 			     .full = o.mode == CC_FULL };
 
 	p.family = cc_family_of(p.compiler);
-	if (o.exclude && p.family == CC_CLANG)
-		fprintf(stderr, "trms %s: warning: --trms-exclude needs GCC; "
-			"ignored with clang\n", cmd);
-	else
-		p.exclude = o.exclude;
 	char plugin[PATH_MAX];
-	/* Clang's only checks accesses; GCC's serves both modes. */
-	if ((p.full || p.family != CC_CLANG) &&
-	    !find_plugin(p.family, plugin, sizeof(plugin)) &&
+	/* Either plugin serves both modes. */
+	if (!find_plugin(p.family, plugin, sizeof(plugin)) &&
 	    (p.family == CC_CLANG ? cc_plugin_fits(p.compiler)
 				  : cc_gcc_plugin_fits(p.compiler)))
 		p.plugin = plugin;
+	/* Clang has no exclusion of its own: its plugin makes it. */
+	if (o.exclude && p.family == CC_CLANG && !p.plugin)
+		fprintf(stderr, "trms %s: warning: --trms-exclude needs GCC "
+			"or trms's plugin for this clang; ignored\n", cmd);
+	else
+		p.exclude = o.exclude;
 	status = choose_library(cmd, cc_links(nargs, args), library,
 				sizeof(library), &p);
 	if (status < 0)

@@ -30,7 +30,6 @@
 
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/DataLayout.h"
-#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -40,6 +39,10 @@
 #include "llvm/Linker/Linker.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/IPO/AlwaysInliner.h"
@@ -47,6 +50,16 @@
 using namespace llvm;
 
 namespace {
+
+// Set by `trms cc` (-mllvm; the plugin is loaded with -Xclang -load too,
+// so that they are known when clang reads them): every function a region
+// and no access instrumented; the functions to leave out.
+cl::opt<bool> functions_only("trms-functions-only",
+			     cl::desc("trms: instrument no load or store"));
+cl::opt<std::string>
+	exclude_names("trms-exclude",
+		      cl::desc("trms: no region for the functions whose "
+			       "names contain one of these (comma-separated)"));
 
 const char *const check_prefix = "__trms_check_";
 // The checks' out-of-line parts (a load's first accesses): private to
@@ -63,6 +76,58 @@ bool skipped(const Function &f)
 	       name.startswith("__trms_") || name.startswith("__asan_") ||
 	       name.startswith("__cyg_profile_") ||
 	       f.hasFnAttribute(Attribute::Naked);
+}
+
+// Whether @f is to be no region: defined in a system header (as GCC's
+// -finstrument-functions-exclude-file-list=/usr/include/,/usr/lib/gcc/
+// that trms cc gives it; known from the debug information, else from a
+// C++ name in the standard library's namespaces), or named in
+// --trms-exclude (a substring of its demangled name, as GCC matches).
+bool excluded(const Function &f)
+{
+	StringRef mangled = f.getName();
+
+	if (const DISubprogram *sp = f.getSubprogram()) {
+		// Clang names the C++ library's headers as its driver found
+		// them (/usr/bin/../lib/gcc/...): without the dots.
+		SmallString<256> file(sp->getFilename());
+		if (!sys::path::is_absolute(file)) {
+			file = sp->getDirectory();
+			sys::path::append(file, sp->getFilename());
+		}
+		sys::path::remove_dots(file, true);
+		StringRef path = file.str();
+		if (path.contains("/usr/include/") ||
+		    path.contains("/usr/lib/gcc/"))
+			return true;
+	} else if (mangled.startswith("_ZSt") || mangled.startswith("_ZNSt") ||
+		   mangled.startswith("_ZNKSt") ||
+		   mangled.startswith("_ZN9__gnu_cxx") ||
+		   mangled.startswith("_ZNK9__gnu_cxx")) {
+		return true; // std:: and __gnu_cxx::, without a file to tell
+	}
+	std::string name = demangle(mangled.str());
+	StringRef list = exclude_names;
+	while (!list.empty()) {
+		auto [one, rest] = list.split(',');
+		if (!one.empty() && name.find(one.str()) != std::string::npos)
+			return true;
+		list = rest;
+	}
+	return false;
+}
+
+// Take Clang's -finstrument-functions-after-inlining off the excluded
+// functions: its calls are put in later, by the code generator, where
+// these attributes ask for them.
+void exclude_functions(Module &m)
+{
+	for (Function &f : m) {
+		if (f.isDeclaration() || !excluded(f))
+			continue;
+		f.removeFnAttr("instrument-function-entry-inlined");
+		f.removeFnAttr("instrument-function-exit-inlined");
+	}
 }
 
 // The bitcode of the checks: beside this plugin.
@@ -245,6 +310,9 @@ struct trms_pass : PassInfoMixin<trms_pass> {
 		// (A module the plugin has seen already: LTO runs it again.)
 		if (m.getFunction(std::string(check_prefix) + "load1"))
 			return PreservedAnalyses::all();
+		exclude_functions(m);
+		if (functions_only)
+			return PreservedAnalyses::none();
 		for (Function &f : m)
 			if (!skipped(f))
 				x.collect(f, functions.getResult<LoopAnalysis>(f));
