@@ -218,8 +218,10 @@ void profile_doc_free(struct profile_doc *doc)
 		free(doc->meta[i].key);
 		free(doc->meta[i].value);
 	}
-	for (size_t i = 0; i < doc->n_regions; i++)
+	for (size_t i = 0; i < doc->n_regions; i++) {
 		free(doc->regions[i].name);
+		free(doc->regions[i].object);
+	}
 	for (size_t i = 0; i < doc->n_threads; i++)
 		free(doc->threads[i].name);
 	free(doc->meta);
@@ -248,15 +250,22 @@ const char *profile_meta(const struct profile_doc *doc, const char *key)
 	return NULL;
 }
 
-const char *profile_region_name(const struct profile_doc *doc, uint32_t id)
+struct profile_region *profile_region(const struct profile_doc *doc,
+				      uint32_t id)
 {
-	/* Regions are written in id order: try the direct position first. */
 	if (id < doc->n_regions && doc->regions[id].id == id)
-		return doc->regions[id].name;
+		return &doc->regions[id];
 	for (size_t i = 0; i < doc->n_regions; i++)
 		if (doc->regions[i].id == id)
-			return doc->regions[i].name;
+			return &doc->regions[i];
 	return NULL;
+}
+
+const char *profile_region_name(const struct profile_doc *doc, uint32_t id)
+{
+	const struct profile_region *r = profile_region(doc, id);
+
+	return r ? r->name : NULL;
 }
 
 const struct profile_module *profile_module(const struct profile_doc *doc,

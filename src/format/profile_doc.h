@@ -31,6 +31,7 @@ struct profile_meta {
 struct profile_region {
 	uint32_t id;
 	char *name;
+	char *object; /* the file of a function's code (version 4), or NULL */
 };
 
 #define PROFILE_CONTEXT_MAX 64
@@ -123,6 +124,10 @@ void profile_doc_free(struct profile_doc *doc);
 /* The value of meta @key, still escaped, or NULL. */
 const char *profile_meta(const struct profile_doc *doc, const char *key);
 
+/* Region @id, or NULL.  (Regions are written in id order: the direct
+ * position is tried first.) */
+struct profile_region *profile_region(const struct profile_doc *doc,
+				      uint32_t id);
 const char *profile_region_name(const struct profile_doc *doc, uint32_t id);
 const struct profile_thread *profile_thread(const struct profile_doc *doc,
 					    uint32_t ordinal);

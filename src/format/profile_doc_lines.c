@@ -80,7 +80,7 @@ static int read_meta(struct reading *r, struct profile_doc *doc, char *line)
 static int read_region(struct reading *r, struct profile_doc *doc, char **f,
 		       size_t n)
 {
-	struct profile_region reg;
+	struct profile_region reg = { 0 };
 
 	if (n != 3)
 		return bad(r, "a region line has 3 fields");
@@ -470,6 +470,28 @@ static int read_activations(struct reading *r, struct profile_doc *doc,
 		       : reading_no_memory(r);
 }
 
+/* object <region> <path>: the file of the function region <region>'s
+ * code (version 4 on). */
+static int read_object(struct reading *r, struct profile_doc *doc, char **f,
+		       size_t n)
+{
+	uint32_t id;
+	struct profile_region *reg;
+
+	if (r->version < PROFILE_FORMAT_OBJECTS)
+		return bad(r, "an object line in a version %u profile",
+			   r->version);
+	if (n != 3)
+		return bad(r, "an object line has 3 fields");
+	if (!parse_u32(f[1], &id) || !(reg = profile_region(doc, id)))
+		return bad(r, "object of undeclared region '%s'", f[1]);
+	if (reg->object)
+		return bad(r, "region %u's object given twice", id);
+	if (profile_unescape(f[2]))
+		return bad(r, "bad escape in object path");
+	return (reg->object = copy(r, f[2])) ? 0 : -ENOMEM;
+}
+
 /* end <tuples> */
 static int read_end(struct reading *r, struct profile_doc *doc, char **f,
 		    size_t n)
@@ -516,6 +538,8 @@ int profile_read_line(struct reading *r, struct profile_doc *doc,
 		return read_cct(r, doc, f, n);
 	case PROFILE_LINE_ACTIVATIONS:
 		return read_activations(r, doc, f, n);
+	case PROFILE_LINE_OBJECT:
+		return read_object(r, doc, f, n);
 	case PROFILE_LINE_END:
 		return read_end(r, doc, f, n);
 	default:

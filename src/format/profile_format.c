@@ -13,6 +13,7 @@ static const char *const line_words[PROFILE_LINE_KINDS] = {
 	[PROFILE_LINE_MODULE] = "module", [PROFILE_LINE_SYMBOL] = "symbol",
 	[PROFILE_LINE_CCT] = "cct",	  [PROFILE_LINE_END] = "end",
 	[PROFILE_LINE_ACTIVATIONS] = "activations",
+	[PROFILE_LINE_OBJECT] = "object",
 };
 
 static const char *const cct_kind_words[PROFILE_CCT_KINDS] = {

@@ -21,7 +21,7 @@
 #include "profile.h"
 
 /* The first line is PROFILE_MAGIC followed by the version. */
-#define PROFILE_FORMAT_VERSION 3
+#define PROFILE_FORMAT_VERSION 4
 /* The oldest version the reader still reads (version 1 has no
  * activations lines). */
 #define PROFILE_FORMAT_OLDEST 1
@@ -29,14 +29,19 @@
  * lines end with the correction's three fields. */
 #define PROFILE_FORMAT_ACTIVATIONS 2
 #define PROFILE_FORMAT_CORRECTIONS 3
+/* The first version with object lines (the file of a function's code). */
+#define PROFILE_FORMAT_OBJECTS 4
 
-/* The oldest version that holds what a profile has: activations lines,
- * tuples with the correction's fields.  A profile is written in it, so
- * that older readers read whatever does not need a newer one. */
+/* The oldest version that holds what a profile has: object lines,
+ * activations lines, tuples with the correction's fields.  A profile is
+ * written in it, so that older readers read whatever does not need a
+ * newer one. */
 static inline unsigned profile_format_version_for(bool activations,
-						  bool corrections)
+						  bool corrections,
+						  bool objects)
 {
-	return corrections   ? PROFILE_FORMAT_CORRECTIONS
+	return objects	     ? PROFILE_FORMAT_OBJECTS
+	       : corrections ? PROFILE_FORMAT_CORRECTIONS
 	       : activations ? PROFILE_FORMAT_ACTIVATIONS
 			     : PROFILE_FORMAT_OLDEST;
 }
@@ -53,6 +58,7 @@ enum profile_line_kind {
 	PROFILE_LINE_SYMBOL,
 	PROFILE_LINE_CCT,
 	PROFILE_LINE_ACTIVATIONS,
+	PROFILE_LINE_OBJECT,
 	PROFILE_LINE_END,
 };
 #define PROFILE_LINE_KINDS (PROFILE_LINE_END + 1)

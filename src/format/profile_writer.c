@@ -156,6 +156,16 @@ void profile_writer_region(struct profile_writer *w, uint32_t id,
 	put(w, "\n");
 }
 
+void profile_writer_object(struct profile_writer *w, uint32_t region,
+			   const char *path)
+{
+	put_line_word(w, PROFILE_LINE_OBJECT);
+	put_u128(w, region);
+	put(w, " ");
+	put_name(w, path);
+	put(w, "\n");
+}
+
 /* " KEY=" of a thread line's field. */
 static void put_key(struct profile_writer *w, enum profile_thread_key key)
 {

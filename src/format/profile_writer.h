@@ -61,6 +61,10 @@ void profile_writer_meta_u64(struct profile_writer *w, const char *key,
 			     uint64_t value);
 void profile_writer_region(struct profile_writer *w, uint32_t id,
 			   const char *name);
+/* The file of function region @region's code (version 4 on: the writer's
+ * version must be PROFILE_FORMAT_OBJECTS or later). */
+void profile_writer_object(struct profile_writer *w, uint32_t region,
+			   const char *path);
 /* What the profile says about a thread. */
 struct thread_info {
 	uint32_t ordinal;

@@ -16,7 +16,8 @@
  * Two functions of one name (static functions of different files, or of
  * different objects) would merge in every view, so each of them gets the
  * object's file name appended, and the offset if that is not enough:
- * "helper (libfoo.so.1)", "helper (prog+0x1139)".
+ * "helper (libfoo.so.1)", "helper (prog+0x1139)".  Each function's
+ * object is written too, on an object line after its region's.
  */
 #define _GNU_SOURCE
 #include "profile_dump.h"
@@ -231,6 +232,17 @@ static struct function *collect(bool read_files, size_t *count,
 	return fn;
 }
 
+bool function_names_any(void)
+{
+	uint32_t regions = region_count();
+	uintptr_t address;
+
+	for (uint32_t id = 0; id < regions; id++)
+		if (region_function(id, &address))
+			return true;
+	return false;
+}
+
 void function_names_write(struct profile_writer *w, bool read_files)
 {
 	size_t n, bytes;
@@ -250,12 +262,17 @@ void function_names_write(struct profile_writer *w, bool read_files)
 		sort_in_place(fn, n, sizeof(*fn), by_id);
 	}
 	for (uint32_t id = 0, i = 0; id < regions; id++) {
-		if (!region_function(id, &address))
+		if (!region_function(id, &address)) {
 			profile_writer_region(w, id, region_name(id));
-		else if (fn && i < n && fn[i].id == id)
-			profile_writer_region(w, id, fn[i++].name);
-		else /* no memory to name it better */
+		} else if (fn && i < n && fn[i].id == id) {
+			const struct function *f = &fn[i++];
+			const char *path = module_path(f->module);
+			profile_writer_region(w, id, f->name);
+			if (path && w->version >= PROFILE_FORMAT_OBJECTS)
+				profile_writer_object(w, id, path);
+		} else { /* no memory to name it better */
 			profile_writer_region(w, id, "(function)");
+		}
 	}
 	if (fn)
 		vm_free(fn, bytes);

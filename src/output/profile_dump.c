@@ -325,8 +325,9 @@ unsigned profile_dump_version(bool abrupt, const struct dump_window *window)
 		pthread_mutex_unlock(&runtime.lock);
 	}
 	/* Only a run that measured some activations may need activations
-	 * lines. */
-	return profile_format_version_for(selection.on, tuples);
+	 * lines; functions have object lines. */
+	return profile_format_version_for(selection.on, tuples,
+					  function_names_any());
 }
 
 int profile_dump(struct profile_writer *w, bool abrupt)

@@ -48,6 +48,9 @@ void profile_log_sampling(void);
 /* Every region's line, functions (function_names.c) named by their
  * symbols if @read_files, else by object and offset. */
 void function_names_write(struct profile_writer *w, bool read_files);
+/* Whether some region is a function (the profile then has object lines,
+ * of version PROFILE_FORMAT_OBJECTS). */
+bool function_names_any(void);
 
 /* The sampled call trees and the sampler's totals, into @w; with names
  * of functions unless @with_names is false.  Called with runtime.lock

@@ -389,15 +389,16 @@ for cc in gcc clang; do
 	calls=$(tuples str_tolower trms | awk '{ n += $2 } END { print n }')
 	"$trms" report --json "$work/wf-$cc.trms" >"$work/wf-$cc.json" ||
 		fail "$cc: wordfreq --json"
-	python3 - "$work/wf-$cc.json" "$calls" <<-'PY' ||
+	python3 - "$work/wf-$cc.json" "$calls" "$cc" <<-'PY' ||
 		import json, sys
 		regions = {r["name"]: r for r in json.load(open(sys.argv[1]))["regions"]}
 		r = regions["str_tolower"]
 		assert (r["growth"], r["confidence"], r["calls"]) == \
 		    ("n^2", "HIGH", int(sys.argv[2])), r
 		assert "addword" in regions and "main" in regions, sorted(regions)
+		assert r["object"].endswith("/wf-" + sys.argv[3]), r
 	PY
-		fail "$cc: wordfreq --json: not the table's str_tolower"
+		fail "$cc: wordfreq --json: not the table's str_tolower, or not its object"
 	"$trms" report --html "$work/wf-$cc.html" "$work/wf-$cc.trms" \
 		>/dev/null || fail "$cc: wordfreq --html"
 	grep -q str_tolower "$work/wf-$cc.html" && grep -q '<svg' "$work/wf-$cc.html" ||
@@ -425,6 +426,8 @@ for cc in gcc clang; do
 		"$work/wf-again-$cc.trms" || fail "$cc: trms merge"
 	"$trms" report --tuples "$work/wf-merged-$cc.trms" \
 		>"$work/wf-merged-$cc.tuples" || fail "$cc: report of the merge"
+	grep -aq "^object [0-9]* .*/wf-$cc\$" "$work/wf-merged-$cc.trms" ||
+		fail "$cc: the merged profile lost the functions' objects"
 	program=wf-merged-$cc
 	expect "merged str_tolower calls" \
 		"$(tuples str_tolower trms | awk '{ n += $2 } END { print n }')" \
@@ -635,6 +638,11 @@ for cc in gcc clang; do
 	expect "twice_plain" "$(tuples twice_plain trms)" "0 64 0 0"
 	expect "resolve_twice, run by the loader" \
 		"$(tuples resolve_twice trms)" ""
+	# Each function's object: the program's, and the plugin's file for
+	# plugin_sum (unloaded before the profile was written).
+	expect "the objects of fill and plugin_sum" \
+		"$(grep -a '^object' "$work/loaded-$cc.trms" | sed 's|.*/||' |
+			sort -u | tr '\n' ' ')" "loaded-$cc plugin-$cc.so "
 	expect "before_constructors, run from .preinit_array" \
 		"$(tuples before_constructors trms)" ""
 	# And the library read its settings all the same: TRMS_OFF=1 runs

@@ -109,8 +109,21 @@ thread 0"
 
 f=$(printf '' | write empty.trms)
 refused "empty file" "$f" "$f" "empty file"
-f=$(printf 'trms-profile 4\nend 0\n' | write version-4.trms)
-refused "version 4" "$f" "$f:1" "profile format version 4"
+f=$(printf 'trms-profile 5\nend 0\n' | write version-5.trms)
+refused "version 5" "$f" "$f:1" "profile format version 5"
+# object lines: version 4 and later, of a declared region, once each.
+f=$(printf 'trms-profile 3\nregion 0 f\nobject 0 /bin/f\nend 0\n' |
+	write object-v3.trms)
+refused "object line in version 3" "$f" "$f:3" "an object line in a version 3 profile"
+f=$(printf 'trms-profile 4\nregion 0 f\nobject 1 /bin/f\nend 0\n' |
+	write object-undeclared.trms)
+refused "object of an undeclared region" "$f" "$f:3" "object of undeclared region"
+f=$(printf 'trms-profile 4\nregion 0 f\nobject 0 /bin/f\nobject 0 /bin/g\nend 0\n' |
+	write object-twice.trms)
+refused "object twice" "$f" "$f:4" "region 0's object given twice"
+f=$(printf 'trms-profile 4\nregion 0 f\nobject 0\nend 0\n' |
+	write object-short.trms)
+refused "object without path" "$f" "$f:3" "an object line has 3 fields"
 f=$(printf 'trms-profile 0\nend 0\n' | write version-0.trms)
 refused "version 0" "$f" "$f:1" "profile format version 0"
 f=$(printf 'trms-profile 123456789012345678901234567890\nend 0\n' |

@@ -30,8 +30,10 @@ def read(path):
                 regions[w[1]] = w[2]
             elif w[0] == 'tuple':
                 key = (regions[w[1]], w[2], w[3], int(w[4]))
-                nums = [int(x) for x in w[5:]]
-                tuples[key] = nums  # count min max sum sumsq it ie
+                # count min max sum sumsq it ie (then, from version 3
+                # on, the correction's three fields: not compared)
+                nums = [int(x) for x in w[5:12]]
+                tuples[key] = nums
             elif w[0] == 'activations':
                 acts[(regions[w[1]], w[2])] = (int(w[3]), int(w[4]))
     return tuples, acts

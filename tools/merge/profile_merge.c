@@ -104,13 +104,15 @@ int profile_merge(const struct profile_doc *inputs, size_t n,
 int profile_merge_write(const struct profile_doc *doc, const char *path)
 {
 	struct profile_writer *w = xcalloc(1, sizeof(*w));
-	bool corrections = false;
+	bool corrections = false, objects = false;
 	int rc;
 
 	for (size_t i = 0; i < doc->n_tuples && !corrections; i++)
 		corrections = doc->tuples[i].data.corrected > 0;
+	for (size_t i = 0; i < doc->n_regions && !objects; i++)
+		objects = doc->regions[i].object != NULL;
 	w->version = profile_format_version_for(doc->n_activations > 0,
-						corrections);
+						corrections, objects);
 	rc = profile_writer_open(w, path);
 
 	if (rc) {
@@ -119,9 +121,13 @@ int profile_merge_write(const struct profile_doc *doc, const char *path)
 	}
 	for (size_t i = 0; i < doc->n_meta; i++)
 		profile_writer_meta_raw(w, doc->meta[i].key, doc->meta[i].value);
-	for (size_t i = 0; i < doc->n_regions; i++)
+	for (size_t i = 0; i < doc->n_regions; i++) {
 		profile_writer_region(w, doc->regions[i].id,
 				      doc->regions[i].name);
+		if (doc->regions[i].object)
+			profile_writer_object(w, doc->regions[i].id,
+					      doc->regions[i].object);
+	}
 	for (size_t i = 0; i < doc->n_threads; i++) {
 		const struct profile_thread *th = &doc->threads[i];
 		struct thread_info info = {

@@ -32,12 +32,18 @@ void merge_regions(struct merge *m)
 	out->regions = xcalloc(n_refs, sizeof(*out->regions));
 	for (size_t r = 0; r < n_refs; r++) {
 		const struct profile_region *in = refs[r].thing;
-		if (out->n_regions &&
-		    !strcmp(out->regions[out->n_regions - 1].name, in->name))
-			continue;
 		struct profile_region *region = &out->regions[out->n_regions];
+		if (out->n_regions &&
+		    !strcmp(region[-1].name, in->name)) {
+			/* A function's object: the first input's that has
+			 * one. */
+			if (!region[-1].object && in->object)
+				region[-1].object = xstrdup(in->object);
+			continue;
+		}
 		region->id = (uint32_t)out->n_regions++;
 		region->name = xstrdup(in->name);
+		region->object = in->object ? xstrdup(in->object) : NULL;
 	}
 	free(refs);
 }

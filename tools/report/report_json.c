@@ -191,6 +191,8 @@ static void put_region(FILE *out, const struct report *r,
 {
 	fputs("{\"name\":", out);
 	put_string(out, g->name);
+	if (g->object)
+		str(out, "object", g->object);
 	if (g->thread)
 		str(out, "thread", g->thread);
 	u64(out, "calls", g->calls);

@@ -85,9 +85,11 @@ static int read_rows(struct report *r, struct profile_doc *docs,
 				r->rows = xrealloc(r->rows,
 						   cap * sizeof(*r->rows));
 			}
+			const struct profile_region *reg =
+				profile_region(doc, t->data.region);
 			r->rows[r->n_rows++] = (struct report_row){
-				.region = profile_region_name(doc,
-							      t->data.region),
+				.region = reg ? reg->name : NULL,
+				.object = reg ? reg->object : NULL,
 				.thread = th ? th->name : NULL,
 				.thread_ordinal = t->thread,
 				.data = t->data,
@@ -220,6 +222,8 @@ int report_build(struct report *r, struct profile_doc *docs, size_t n_docs,
 		struct report_region *g = xcalloc(1, sizeof(*g));
 		r->regions[r->n_regions++] = g;
 		g->name = first->region;
+		for (size_t k = i; k < end && !g->object; k++)
+			g->object = r->rows[k].object;
 		if (opt->per_thread) {
 			snprintf(g->thread_buf, sizeof(g->thread_buf),
 				 "%" PRIu32, first->thread_ordinal);

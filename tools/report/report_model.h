@@ -20,6 +20,7 @@
 /* One merged tuple, keyed by text so that profiles combine. */
 struct report_row {
 	const char *region;
+	const char *object; /* a function's file, or NULL */
 	const char *thread; /* its name, or NULL */
 	uint32_t thread_ordinal;
 	struct tuple_data data;
@@ -36,6 +37,7 @@ struct report_options {
 
 struct report_region {
 	const char *name;
+	const char *object; /* a function's file (its first profile's), or NULL */
 	/* With per_thread: the thread's name, or its ordinal as text. */
 	const char *thread;
 	char thread_buf[16];
