@@ -41,7 +41,7 @@ static int rpath(const char *library, struct cc_argv *a, char **out)
 	return 4;
 }
 
-/* --trms-full's flags into @out, where no plugin of Clang's makes them.
+/* --trms-full's flags into @out (GCC's, or Clang's without its plugin).
  * @return how many. */
 static int instrument_accesses(const struct cc_plan *p, char **out)
 {
@@ -56,11 +56,22 @@ static int instrument_accesses(const struct cc_plan *p, char **out)
 	const char *const *flags = p->family == CC_CLANG ? clang : gcc;
 	int n = 0;
 
-	if (!p->full || (p->family == CC_CLANG && p->plugin))
+	if (!p->full)
 		return 0;
 	for (; n < 7; n++)
 		out[n] = (char *)flags[n];
 	return n;
+}
+
+/* "-Xclang @first -Xclang @second" into @out: arguments for clang's
+ * compiler proper.  @return 4. */
+static int to_cc1(char **out, const char *first, const char *second)
+{
+	out[0] = CC_CLANG_XCLANG;
+	out[1] = (char *)first;
+	out[2] = CC_CLANG_XCLANG;
+	out[3] = (char *)second;
+	return 4;
 }
 
 /* Clang's plugin and its options into @out.  @return how many, or
@@ -70,29 +81,18 @@ static int clang_plugin(const struct cc_plan *p, struct cc_argv *a,
 {
 	int n = 0;
 
-	if (!p->full || p->exclude) {
-		out[n++] = CC_CLANG_XCLANG;
-		out[n++] = CC_CLANG_LOAD;
-		out[n++] = CC_CLANG_XCLANG;
-		out[n++] = (char *)p->plugin;
-	}
+	if (!p->full || p->exclude)
+		n += to_cc1(out + n, CC_CLANG_LOAD, p->plugin);
 	if (asprintf(&a->owned[2], "%s%s", CC_CLANG_PLUGIN, p->plugin) < 0)
 		return -ENOMEM;
 	out[n++] = a->owned[2];
-	if (!p->full) {
-		out[n++] = CC_CLANG_XCLANG;
-		out[n++] = CC_CLANG_LLVM;
-		out[n++] = CC_CLANG_XCLANG;
-		out[n++] = CC_CLANG_FUNCTIONS_ONLY;
-	}
+	if (!p->full)
+		n += to_cc1(out + n, CC_CLANG_LLVM, CC_CLANG_FUNCTIONS_ONLY);
 	if (p->exclude) {
 		if (asprintf(&a->owned[0], "%s%s", CC_CLANG_EXCLUDE,
 			     p->exclude) < 0)
 			return -ENOMEM;
-		out[n++] = CC_CLANG_XCLANG;
-		out[n++] = CC_CLANG_LLVM;
-		out[n++] = CC_CLANG_XCLANG;
-		out[n++] = a->owned[0];
+		n += to_cc1(out + n, CC_CLANG_LLVM, a->owned[0]);
 	}
 	return n;
 }
