@@ -112,7 +112,7 @@ static const char usage_tail[] =
 	"  --trms-full          every function a region and every load and\n"
 	"                       store of the compiled code an access: the\n"
 	"                       papers' whole-program view, the default;\n"
-	"                       4 to 56 times native on the programs\n"
+	"                       4 to 70 times native on the programs\n"
 	"                       measured (docs/whole-program.md)\n"
 	"  --trms-functions     every function a region, its input what\n"
 	"                       annotations (trms_read, ...) and I/O record:\n"
