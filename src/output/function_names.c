@@ -196,17 +196,27 @@ static void tell_apart(struct function *fn, struct function **order,
 	}
 }
 
+/* How many regions are functions. */
+static size_t count_functions(void)
+{
+	uint32_t regions = region_count();
+	uintptr_t address;
+	size_t n = 0;
+
+	for (uint32_t id = 0; id < regions; id++)
+		n += region_function(id, &address);
+	return n;
+}
+
 /* Functions with their places, or NULL (none, or no memory); the table
  * of objects taken again first if @read_files. */
 static struct function *collect(bool read_files, size_t *count,
 				 size_t *bytes)
 {
 	uint32_t regions = region_count();
-	size_t n = 0;
+	size_t n = count_functions();
 	uintptr_t address;
 
-	for (uint32_t id = 0; id < regions; id++)
-		n += region_function(id, &address);
 	/* Objects loaded since the sampler's last look (if it runs at all:
 	 * this may be the first). */
 	if (n && read_files)
@@ -234,13 +244,7 @@ static struct function *collect(bool read_files, size_t *count,
 
 bool function_names_any(void)
 {
-	uint32_t regions = region_count();
-	uintptr_t address;
-
-	for (uint32_t id = 0; id < regions; id++)
-		if (region_function(id, &address))
-			return true;
-	return false;
+	return count_functions() > 0;
 }
 
 void function_names_write(struct profile_writer *w, bool read_files)

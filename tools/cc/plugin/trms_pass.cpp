@@ -78,35 +78,41 @@ bool skipped(const Function &f)
 	       f.hasFnAttribute(Attribute::Naked);
 }
 
-// Whether @f is to be no region: defined in a system header (as GCC's
+// Whether @f is defined in a system header, as GCC's
 // -finstrument-functions-exclude-file-list=/usr/include/,/usr/lib/gcc/
-// that trms cc gives it; known from the debug information, else from a
-// C++ name in the standard library's namespaces), or named in
-// --trms-exclude (a substring of its demangled name, as GCC matches).
-bool excluded(const Function &f)
+// that trms cc gives it has it: known from the debug information, else
+// from a C++ name in the standard library's namespaces.
+bool in_system_header(const Function &f)
 {
-	StringRef mangled = f.getName();
+	const DISubprogram *sp = f.getSubprogram();
 
-	if (const DISubprogram *sp = f.getSubprogram()) {
-		// Clang names the C++ library's headers as its driver found
-		// them (/usr/bin/../lib/gcc/...): without the dots.
-		SmallString<256> file(sp->getFilename());
-		if (!sys::path::is_absolute(file)) {
-			file = sp->getDirectory();
-			sys::path::append(file, sp->getFilename());
-		}
-		sys::path::remove_dots(file, true);
-		StringRef path = file.str();
-		if (path.contains("/usr/include/") ||
-		    path.contains("/usr/lib/gcc/"))
-			return true;
-	} else if (mangled.startswith("_ZSt") || mangled.startswith("_ZNSt") ||
-		   mangled.startswith("_ZNKSt") ||
-		   mangled.startswith("_ZN9__gnu_cxx") ||
-		   mangled.startswith("_ZNK9__gnu_cxx")) {
-		return true; // std:: and __gnu_cxx::, without a file to tell
+	if (!sp) {
+		StringRef mangled = f.getName(); // std::, __gnu_cxx::
+		return mangled.startswith("_ZSt") ||
+		       mangled.startswith("_ZNSt") ||
+		       mangled.startswith("_ZNKSt") ||
+		       mangled.startswith("_ZN9__gnu_cxx") ||
+		       mangled.startswith("_ZNK9__gnu_cxx");
 	}
-	std::string name = demangle(mangled.str());
+	// Clang names the C++ library's headers as its driver found them
+	// (/usr/bin/../lib/gcc/...): without the dots.
+	SmallString<256> file(sp->getFilename());
+	if (!sys::path::is_absolute(file)) {
+		file = sp->getDirectory();
+		sys::path::append(file, sp->getFilename());
+	}
+	sys::path::remove_dots(file, true);
+	StringRef path = file.str();
+	return path.contains("/usr/include/") || path.contains("/usr/lib/gcc/");
+}
+
+// Whether --trms-exclude names @f: one of its names is a substring of
+// @f's demangled name, as GCC matches them.
+bool named_excluded(const Function &f)
+{
+	if (exclude_names.empty())
+		return false;
+	std::string name = demangle(f.getName().str());
 	StringRef list = exclude_names;
 	while (!list.empty()) {
 		auto [one, rest] = list.split(',');
@@ -123,7 +129,8 @@ bool excluded(const Function &f)
 void exclude_functions(Module &m)
 {
 	for (Function &f : m) {
-		if (f.isDeclaration() || !excluded(f))
+		if (f.isDeclaration() ||
+		    !(in_system_header(f) || named_excluded(f)))
 			continue;
 		f.removeFnAttr("instrument-function-entry-inlined");
 		f.removeFnAttr("instrument-function-exit-inlined");
