@@ -25,6 +25,7 @@
 #include "real.h"
 #include "runtime.h"
 #include "signals.h"
+#include "thread.h"
 #include "unwind.h"
 
 static const int terminating[] = { SIGTERM, SIGINT };
@@ -92,6 +93,14 @@ EXPORT sighandler_t signal(int sig, sighandler_t handler)
 
 /* ---- signal masks ---- */
 
+/* A sample that the mask held back comes as the call that unblocks it
+ * returns, inside the C library: until libunwind is open, the thread is
+ * marked as passing through it meanwhile (thread_pass_begin), so that
+ * the sample may open it.  Once it is, the call is a tail call: no frame
+ * of the library's between the program's and the C library's (a sample
+ * charged to the library's caller cuts at the library's frames nearest
+ * the leaf). */
+
 EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	__typeof__(real.sigprocmask) fn = REAL(sigprocmask);
@@ -101,7 +110,14 @@ EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 			sigfillset(old);
 		return 0;
 	}
-	return fn ? fn(how, set, old) : (errno = ENOSYS, -1);
+	if (!fn)
+		return errno = ENOSYS, -1;
+	if (unwind_ready())
+		return fn(how, set, old);
+	struct sampler_thread *s = thread_pass_begin();
+	int rc = fn(how, set, old);
+	thread_pass_end(s);
+	return rc;
 }
 
 EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
@@ -113,7 +129,14 @@ EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 			sigfillset(old);
 		return 0;
 	}
-	return fn ? fn(how, set, old) : ENOSYS;
+	if (!fn)
+		return ENOSYS;
+	if (unwind_ready())
+		return fn(how, set, old);
+	struct sampler_thread *s = thread_pass_begin();
+	int rc = fn(how, set, old);
+	thread_pass_end(s);
+	return rc;
 }
 
 /* ---- alternate signal stacks ---- */

@@ -240,6 +240,26 @@ static inline void thread_block_end(struct sampler_thread *s)
 		sampler_blocked(s, false);
 }
 
+/* Around a call passed on to the C library that holds none of its locks
+ * and may let a sample in that was held back (the program unblocking the
+ * sampling signal): that sample, finding the thread inside the C
+ * library, may still open libunwind (unwind.h). */
+static inline struct sampler_thread *thread_pass_begin(void)
+{
+	struct trms_thread *t = thread_current;
+
+	if (!t || t->busy || !sampler_active())
+		return NULL;
+	sampler_passing(&t->sampler, true);
+	return &t->sampler;
+}
+
+static inline void thread_pass_end(struct sampler_thread *s)
+{
+	if (s)
+		sampler_passing(s, false);
+}
+
 /* Clock time the thread has spent on slow paths so far: registering
  * names, creating shadow memory, growing its stack or tuple table.  Such
  * work is timed where it happens and excluded exactly. */

@@ -179,10 +179,22 @@ static void forward(int sig, siginfo_t *info, void *uctx)
 	}
 }
 
+/* Where the kernel makes every handler return: the C library's
+ * restorer, which glibc's sigaction sets for every handler. */
+static void *restorer;
+
+const void *signals_restorer(void)
+{
+	return __atomic_load_n(&restorer, __ATOMIC_RELAXED);
+}
+
 /* What the kernel calls for every signal the library holds. */
 static void dispatch(int sig, siginfo_t *info, void *uctx)
 {
 	int saved_errno = errno;
+
+	__atomic_store_n(&restorer, __builtin_return_address(0),
+			 __ATOMIC_RELAXED);
 	signals_handler *handler =
 		atomic_load_explicit(&held[sig].handler, memory_order_acquire);
 	bool (*ours)(const siginfo_t *) =

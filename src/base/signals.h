@@ -74,6 +74,11 @@ int signals_sigaction(int sig, const struct sigaction *act,
  * blocked): the sigprocmask hooks need not go to the kernel. */
 bool signals_in_library_handler(void);
 
+/* The address the kernel made a handler of the library's return to (the
+ * C library's restorer, at the bottom of every signal frame), once one
+ * has run; else NULL.  Async-signal-safe. */
+const void *signals_restorer(void);
+
 /* Deliveries of signals on the calling thread so far: of the library's
  * handlers, and of the program's. */
 struct interruptions {

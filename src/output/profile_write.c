@@ -302,6 +302,10 @@ int runtime_write_profile(enum write_reason reason)
 		}
 		atomic_store(&runtime.finished, true);
 	}
+	/* Samples waiting for libunwind are walked now (not from a
+	 * signal handler: it opens libunwind). */
+	if (reason != WRITE_ABRUPT)
+		sampler_walk_kept();
 	empty = skip_empty(last, reason);
 	if (empty) {
 		rc = 0;

@@ -168,12 +168,14 @@ bool sampler_unwinder(void)
 	 * the table of objects maps and touches memory in page tables of
 	 * its own, 0.2 ms of a /bin/true on a virtual machine whose page
 	 * faults are slow.) */
-	modules_ready(false);
-	if (unwind_prepare(false) == 0)
+	if (unwind_prepare() == 0) {
+		modules_ready(false);
+		sampler_walk_kept();
 		return true;
+	}
 	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
-		log_internal("libunwind cannot be set up: call stacks are not "
-			     "sampled");
+		log_internal("libunwind (" TRMS_LIBUNWIND_SONAME ") cannot be "
+			     "opened or set up: call stacks are not sampled");
 	sampler.configured = false;
 	return false;
 }
@@ -356,6 +358,7 @@ void sampler_after_fork_child(struct sampler_thread *self)
 {
 	if (!sampler.configured)
 		return;
+	sampler_forget_kept();
 	sampler_for_each(forget_slot, self);
 	sampler_self = self;
 	if (!self)
@@ -501,9 +504,11 @@ void sampler_start(const struct sampler_config *config)
 	if (!sampler.configured)
 		return;
 	sampler.period_ns = 1000000000u / sampler.hz;
-	/* libunwind is set up at the first walk (unwind_prepare); then,
-	 * with threads about already, a sample could not do it. */
-	if (!__libc_single_threaded && !sampler_unwinder())
+	/* libunwind is opened at the first walk (unwind_prepare): with
+	 * threads about already, or an allocator of the program's that a
+	 * sample could interrupt, a sample could not do it. */
+	if ((!__libc_single_threaded || !unwind_may_wait()) &&
+	    !sampler_unwinder())
 		return;
 	note_sync_routines();
 	if (!take_signals(config)) {
@@ -533,6 +538,8 @@ void sampler_totals_begin(struct sampler_totals *out)
 	out->hz = sampler.hz;
 	out->signal = sampler.use_perf && traps() ? SIGTRAP : sampler_signal();
 	out->unattached = atomic_load(&sampler.unattached);
+	/* Kept to be walked, and not walked: as good as dropped. */
+	out->dropped[DROP_UNWIND] = sampler_kept_periods();
 	out->threads_left_perf = atomic_load(&sampler.threads_left_perf);
 }
 

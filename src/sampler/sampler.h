@@ -54,6 +54,9 @@ struct sampler_thread {
 	bool has_timer;
 	timer_t timer;
 	bool blocked; /* inside a wrapped blocking call (atomic stores) */
+	/* Inside a wrapped call passed on to the C library that holds none
+	 * of its locks (atomic stores): see unwind_prepare_interrupting. */
+	bool passing;
 	/* Wrapped blocking calls begun (the thread's own stores), and what
 	 * the sample handler last judged of them (sampler_judge_waits). */
 	uint32_t waits;
@@ -180,6 +183,13 @@ static inline void sampler_blocked(struct sampler_thread *s, bool blocked)
 	__atomic_store_n(&s->blocked, blocked, __ATOMIC_RELAXED);
 }
 
+/* Marking the calling thread inside a wrapped call that holds no lock of
+ * the C library's: a sample there may open libunwind. */
+static inline void sampler_passing(struct sampler_thread *s, bool passing)
+{
+	__atomic_store_n(&s->passing, passing, __ATOMIC_RELAXED);
+}
+
 /* Leave the calling thread's task clock for its CPU-time timer (the
  * sample handler asked for it: the thread waits too often). */
 void sampler_leave_perf(struct sampler_thread *s);
@@ -194,6 +204,12 @@ static inline void sampler_wait_begin(struct sampler_thread *s)
 		sampler_leave_perf(s);
 	sampler_blocked(s, true);
 }
+
+/* Walk the samples that a process of one thread took while libunwind
+ * could not be opened (inside the C library, say), opening it now: before
+ * its profile is written.  Normal context, with the sampling signal
+ * blocked or the calling thread busy. */
+void sampler_walk_kept(void);
 
 /* Totals for the profile and the exit message: sampler_totals_begin,
  * then sampler_totals_add for every thread, live or ended. */

@@ -2,7 +2,8 @@
  * sampler_handler.c - taking a sample: the interrupted thread's frames,
  * its open regions placed among them, into its calling context tree.
  * Runs in the sampling signal's handler: async-signal-safe, no lock, no
- * malloc, no system call (but for a tree's memory growing).
+ * malloc, no system call (but for a tree's memory growing, and for
+ * opening libunwind once where that is safe: unwind.h).
  */
 #define _GNU_SOURCE
 #include "sampler_internal.h"
@@ -82,20 +83,16 @@ static struct cct_step frame_step(const struct modules_view *view,
 }
 
 /* @s's path: its creation context, then frames @first..@n-1 of @x->ip
- * (stack pointers in @x->sp) from the outermost in, with @s's open
- * regions placed after the frame that opened each (the deepest frame
- * whose stack pointer is at or above the one recorded when the region
- * began).  @return the path's length. */
+ * (stack pointers in @x->sp) from the outermost in, with its open regions
+ * @open[0..@depth) placed after the frame that opened each (the deepest
+ * frame whose stack pointer is at or above the one recorded when the
+ * region began).  @return the path's length. */
 static unsigned build_path(const struct sampler_thread *s,
 			   const struct modules_view *view, struct scratch *x,
-			   unsigned first, unsigned n, struct cct_step *path,
-			   unsigned max)
+			   unsigned first, unsigned n,
+			   const struct sampler_region *open, unsigned depth,
+			   struct cct_step *path, unsigned max)
 {
-	unsigned depth = sampler.open_regions
-				 ? sampler.open_regions(s->owner, x->regions,
-							CCT_MAX_DEPTH)
-				 : 0;
-	const struct sampler_region *open = x->regions;
 	unsigned region = 0, len = 0;
 
 	for (unsigned i = 0; i < s->context_len && len < max; i++)
@@ -122,38 +119,188 @@ static bool in_sync_routine(uintptr_t ip)
 	return false;
 }
 
+/* Is @s inside a wrapped call passed on to the C library, holding none of
+ * its locks? */
+static bool passing_through(const struct sampler_thread *s)
+{
+	return __atomic_load_n(&s->blocked, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&s->passing, __ATOMIC_RELAXED);
+}
+
 static void drop(struct sampler_thread *s, enum sample_drop why,
 		 uint64_t periods)
 {
 	cct_add(&s->dropped[why], periods);
 }
 
-/* The sample, walked within @view: its path into the tree.  @return the
- * tree's node for it, or NULL (a drop, counted). */
-static struct cct_node *record_walk(struct sampler_thread *s,
-				    const struct modules_view *view,
-				    struct scratch *x, void *uctx,
-				    uint64_t periods)
+/* The sample of @n frames in @x, walked within @view, its thread's open
+ * regions @open[0..@depth), charged to the library's caller if
+ * @to_caller (sampler_charge_caller): its path into the tree.  @return
+ * the tree's node for it, or NULL (a drop, counted). */
+static struct cct_node *record_frames(struct sampler_thread *s,
+				      const struct modules_view *view,
+				      struct scratch *x, unsigned n,
+				      const struct sampler_region *open,
+				      unsigned depth, bool to_caller,
+				      uint64_t periods)
 {
-	unsigned n = unwind_frames(&s->stack, view, uctx, true, x->ip, x->sp,
-				   MAX_FRAMES);
-
 	if (!n) {
 		drop(s, DROP_UNWIND, periods);
 		return NULL;
 	}
-	unsigned first = charge_caller ? caller_of_library(view, x->ip, n) : 0;
+	unsigned first = to_caller ? caller_of_library(view, x->ip, n) : 0;
 	if (in_own_module(view, x->ip[first])) {
 		drop(s, DROP_IN_LIBRARY, periods);
 		return NULL;
 	}
-	unsigned len = build_path(s, view, x, first, n, x->path,
+	unsigned len = build_path(s, view, x, first, n, open, depth, x->path,
 				  CCT_MAX_DEPTH);
 	struct cct_node *leaf = cct_insert(&s->cct, x->path, len);
 	if (!leaf)
 		drop(s, DROP_NO_MEMORY, periods);
 	return leaf;
 }
+
+/* How a sample counts, as it was when it came. */
+struct sample_kind {
+	bool blocked;        /* under the wall clock, in a blocking call */
+	double idle, working; /* threads waiting and working then */
+};
+
+static struct sample_kind kind_now(const struct sampler_thread *s)
+{
+	struct sample_kind k = {
+		.blocked = sampler.wall &&
+			   __atomic_load_n(&s->blocked, __ATOMIC_RELAXED),
+	};
+
+	if (!k.blocked)
+		sampler_count_threads(&k.idle, &k.working);
+	return k;
+}
+
+/* Count the sample of @periods periods at @leaf, whose frame 0 is @ip. */
+static void count(struct sampler_thread *s, struct cct_node *leaf,
+		  uint64_t periods, const struct sample_kind *k, uintptr_t ip)
+{
+	cct_add(&leaf->samples, periods);
+	/* A CPU-time timer fires only on a thread that is running: inside
+	 * a hooked write() copying data, say, it is working.  Only on the
+	 * wall clock can a sample find the thread waiting. */
+	if (k->blocked) {
+		cct_add(&leaf->blocked, periods);
+	} else {
+		cct_add(&leaf->work, periods);
+		cct_add_idleness(leaf, (double)periods * k->idle / k->working);
+		if (in_sync_routine(ip))
+			cct_add(&leaf->overhead, periods);
+	}
+	cct_add(&s->samples, periods);
+	cct_add(&s->overrun, periods - 1);
+}
+
+/* ---- samples kept until libunwind is open ---- */
+
+/* A process of one thread opens libunwind at a sample that finds it
+ * where the loader may run (unwind.h); the samples before it, which found
+ * it inside the C library (in malloc, say), are kept — their context and
+ * stack copied — and walked then, or when the profile is written.  Each
+ * waits as a drop until it is walked. */
+#define PENDING_MAX 128
+#define PENDING_STACK (32u << 10)
+#define PENDING_REGIONS 32
+
+struct pending {
+	struct unwind_saved saved;
+	uint64_t periods;
+	struct sample_kind kind;
+	bool to_caller;
+	unsigned depth;
+	struct sampler_region open[PENDING_REGIONS];
+	unsigned char stack[PENDING_STACK];
+};
+
+static struct {
+	struct pending *slots; /* PENDING_MAX, mapped at the first kept */
+	unsigned n;
+	struct sampler_thread *thread; /* whose samples they are */
+	uint64_t periods;
+} pending;
+
+/* Keep the sample of @s that interrupted @uc.  @return false if it
+ * cannot be kept (no room, a stack too deep or not known). */
+static bool keep(struct sampler_thread *s, const ucontext_t *uc,
+		 uint64_t periods)
+{
+	if (pending.n == PENDING_MAX || (pending.n && pending.thread != s))
+		return false;
+	if (!pending.slots &&
+	    !(pending.slots = vm_alloc(PENDING_MAX * sizeof(*pending.slots))))
+		return false;
+	struct pending *p = &pending.slots[pending.n];
+	p->depth = sampler.open_regions
+			   ? sampler.open_regions(s->owner, p->open,
+						  PENDING_REGIONS)
+			   : 0;
+	if (p->depth == PENDING_REGIONS ||
+	    !unwind_save(&s->stack, uc, &p->saved, p->stack,
+			 sizeof(p->stack)))
+		return false;
+	p->periods = periods;
+	p->kind = kind_now(s);
+	p->to_caller = charge_caller;
+	pending.thread = s;
+	pending.n++;
+	pending.periods += periods;
+	return true;
+}
+
+/* Walk and count the samples kept (libunwind is open). */
+static void walk_kept(const struct modules_view *view, struct scratch *x)
+{
+	struct sampler_thread *s = pending.thread;
+
+	for (unsigned i = 0; i < pending.n; i++) {
+		struct pending *p = &pending.slots[i];
+		unsigned n = unwind_saved_frames(&p->saved, view, x->ip, x->sp,
+						 MAX_FRAMES);
+		struct cct_node *leaf =
+			record_frames(s, view, x, n, p->open, p->depth,
+				      p->to_caller, p->periods);
+		if (leaf)
+			count(s, leaf, p->periods, &p->kind, x->ip[0]);
+	}
+	pending.n = 0;
+	pending.periods = 0;
+	pending.thread = NULL;
+}
+
+uint64_t sampler_kept_periods(void)
+{
+	return pending.periods;
+}
+
+void sampler_forget_kept(void)
+{
+	pending.n = 0;
+	pending.periods = 0;
+	pending.thread = NULL;
+}
+
+void sampler_walk_kept(void)
+{
+	if (!pending.n || unwind_prepare() != 0 || !modules_ready(false))
+		return;
+	sampler_scratch_init();
+	const struct modules_view *view = modules_walk_begin();
+	if (!view)
+		return;
+	if (scratch)
+		walk_kept(view, scratch);
+	modules_walk_end();
+}
+
+/* ---- a sample ---- */
 
 /* Record the sample of @periods periods (more than one when the timer
  * expired again before its signal was taken) at the interrupted stack. */
@@ -166,12 +313,23 @@ static void take_sample(struct sampler_thread *s, void *uctx,
 		drop(s, DROP_NO_MEMORY, periods);
 		return;
 	}
-	/* The first sample of a process that has kept to one thread sets
-	 * libunwind up and takes the table of loaded objects (see
-	 * sampler_capture_context for the others). */
-	if ((!unwind_ready() &&
-	     (!__libc_single_threaded || unwind_prepare(true) != 0)) ||
-	    !modules_ready(true)) {
+	/* The first sample of a process that has kept to one thread opens
+	 * libunwind, if the interrupted code holds no lock the loader needs
+	 * (else it is kept for later), and takes the table of loaded
+	 * objects (see sampler_capture_context for the others). */
+	if (!unwind_ready()) {
+		int ready = -1;
+		if (__libc_single_threaded)
+			ready = unwind_prepare_interrupting(
+				&s->stack, uctx, passing_through(s));
+		if (ready > 0 && keep(s, uctx, periods))
+			return;
+		if (ready != 0) {
+			drop(s, DROP_UNWIND, periods);
+			return;
+		}
+	}
+	if (!modules_ready(true)) {
 		drop(s, DROP_UNWIND, periods);
 		return;
 	}
@@ -181,27 +339,21 @@ static void take_sample(struct sampler_thread *s, void *uctx,
 		drop(s, DROP_IN_LOADER, periods);
 		return;
 	}
-	struct cct_node *leaf = record_walk(s, view, x, uctx, periods);
-	bool in_sync = leaf && in_sync_routine(x->ip[0]);
-	modules_walk_end();
-	if (!leaf)
-		return;
-	cct_add(&leaf->samples, periods);
-	/* A CPU-time timer fires only on a thread that is running: inside
-	 * a hooked write() copying data, say, it is working.  Only on the
-	 * wall clock can a sample find the thread waiting. */
-	if (sampler.wall && __atomic_load_n(&s->blocked, __ATOMIC_RELAXED)) {
-		cct_add(&leaf->blocked, periods);
-	} else {
-		double idle, working;
-		sampler_count_threads(&idle, &working);
-		cct_add(&leaf->work, periods);
-		cct_add_idleness(leaf, (double)periods * idle / working);
-		if (in_sync)
-			cct_add(&leaf->overhead, periods);
+	if (pending.n)
+		walk_kept(view, x);
+	unsigned n = unwind_frames(&s->stack, view, uctx, true, x->ip, x->sp,
+				   MAX_FRAMES);
+	unsigned depth = sampler.open_regions
+				 ? sampler.open_regions(s->owner, x->regions,
+							CCT_MAX_DEPTH)
+				 : 0;
+	struct cct_node *leaf = record_frames(s, view, x, n, x->regions, depth,
+					      charge_caller, periods);
+	if (leaf) {
+		struct sample_kind k = kind_now(s);
+		count(s, leaf, periods, &k, x->ip[0]);
 	}
-	cct_add(&s->samples, periods);
-	cct_add(&s->overrun, periods - 1);
+	modules_walk_end();
 }
 
 void sampler_on_sample(int sig, siginfo_t *info, void *uctx)
@@ -268,7 +420,12 @@ unsigned sampler_capture(struct sampler_thread *s, struct cct_step *steps,
 		first++;
 	if (modules_library() == UINT32_MAX)
 		first = n > 2 ? 2 : n;
-	unsigned len = build_path(s, view, x, first, n, steps, max);
+	unsigned depth = sampler.open_regions
+				 ? sampler.open_regions(s->owner, x->regions,
+							CCT_MAX_DEPTH)
+				 : 0;
+	unsigned len = build_path(s, view, x, first, n, x->regions, depth,
+				  steps, max);
 	modules_walk_end();
 	return len;
 }

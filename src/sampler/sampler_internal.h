@@ -60,6 +60,12 @@ void sampler_for_each(void (*fn)(struct sampler_thread *s, void *ctx),
 /* Threads blocked and working right now (the sampled one works). */
 void sampler_count_threads(double *idle, double *working);
 
+/* sampler_handler.c: the periods of the samples kept until libunwind is
+ * open (counted as dropped until walked); forgetting them (a forked
+ * child: they are the parent's). */
+uint64_t sampler_kept_periods(void);
+void sampler_forget_kept(void);
+
 /* sampler_timer.c */
 bool sampler_our_trap(const siginfo_t *info);
 int sampler_open_perf(pid_t tid, int sig);

@@ -6,15 +6,21 @@
 #define UNW_LOCAL_ONLY
 #include "unwind.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <gnu/libc-version.h>
 #include <libunwind.h>
+#include <link.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "modules.h"
+#include "real.h"
+#include "signals.h"
 #include "vm.h"
 
 /* Below the top of the main thread's stack, where its stack pointer may
@@ -34,7 +40,22 @@ struct walk {
 	const struct modules_view *objects;
 	uintptr_t context_lo, context_hi; /* the ucontext itself */
 	uintptr_t sp; /* the stack pointer the walk starts from */
+	const struct unwind_saved *saved; /* a stack read in its copy */
 };
+
+/* libunwind's functions, from the object opened when a stack is first
+ * to be walked (unwind_prepare): most processes never take a sample, and
+ * loading it (with the liblzma it needs) is a third of what the library
+ * adds to a short command. */
+static struct {
+	__typeof__(unw_tdep_getcontext) *getcontext;
+	__typeof__(unw_init_local2) *init_local2;
+	__typeof__(unw_step) *step;
+	__typeof__(unw_get_reg) *get_reg;
+	__typeof__(unw_get_accessors) *get_accessors;
+	__typeof__(unw_set_caching_policy) *set_caching_policy;
+	__typeof__(unw_local_addr_space) *local_addr_space;
+} unw;
 
 static __thread const struct walk *walking
 	__attribute__((tls_model("initial-exec")));
@@ -105,6 +126,12 @@ static int access_memory(unw_addr_space_t as, unw_word_t addr,
 	}
 	if (!w)
 		return read_checked(addr, val);
+	const struct unwind_saved *saved = w->saved;
+	uintptr_t at = (uintptr_t)addr;
+	if (saved && inside(at, saved->lo, saved->lo + saved->len)) {
+		memcpy(val, saved->bytes + (at - saved->lo), sizeof(*val));
+		return 0;
+	}
 	if (!readable(w, (uintptr_t)addr))
 		return -UNW_EINVAL;
 	/* Unwind tables are read at any alignment. */
@@ -141,6 +168,33 @@ void unwind_stack_of_self(struct unwind_stack *stack, bool main)
 	pthread_attr_destroy(&attr);
 }
 
+/* The frames from @uc, read as @w allows. */
+static unsigned walk_frames(struct walk *w, ucontext_t *uc, bool signal_frame,
+			    uintptr_t *ip, uintptr_t *sp, unsigned max)
+{
+	const struct walk *outer = walking;
+	unw_cursor_t cursor;
+	unsigned n = 0;
+
+	walking = w;
+	if (unw.init_local2(&cursor, uc,
+			    signal_frame ? UNW_INIT_SIGNAL_FRAME : 0) < 0)
+		goto out;
+	do {
+		unw_word_t pc, stack_pointer;
+		if (unw.get_reg(&cursor, UNW_REG_IP, &pc) < 0 || pc == 0)
+			break;
+		if (unw.get_reg(&cursor, UNW_REG_SP, &stack_pointer) < 0)
+			break;
+		ip[n] = n ? (uintptr_t)pc - 1 : (uintptr_t)pc;
+		sp[n] = (uintptr_t)stack_pointer;
+		n++;
+	} while (n < max && unw.step(&cursor) > 0);
+out:
+	walking = outer;
+	return n;
+}
+
 unsigned unwind_frames(const struct unwind_stack *stack,
 		       const struct modules_view *objects, ucontext_t *uc,
 		       bool signal_frame, uintptr_t *ip, uintptr_t *sp,
@@ -153,27 +207,69 @@ unsigned unwind_frames(const struct unwind_stack *stack,
 		.context_hi = (uintptr_t)uc + sizeof(*uc),
 		.sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP],
 	};
-	const struct walk *outer = walking;
-	unw_cursor_t cursor;
-	unsigned n = 0;
 
-	walking = &w;
-	if (unw_init_local2(&cursor, uc,
-			    signal_frame ? UNW_INIT_SIGNAL_FRAME : 0) < 0)
-		goto out;
-	do {
-		unw_word_t pc, stack_pointer;
-		if (unw_get_reg(&cursor, UNW_REG_IP, &pc) < 0 || pc == 0)
-			break;
-		if (unw_get_reg(&cursor, UNW_REG_SP, &stack_pointer) < 0)
-			break;
-		ip[n] = n ? (uintptr_t)pc - 1 : (uintptr_t)pc;
-		sp[n] = (uintptr_t)stack_pointer;
-		n++;
-	} while (n < max && unw_step(&cursor) > 0);
-out:
-	walking = outer;
-	return n;
+	return walk_frames(&w, uc, signal_frame, ip, sp, max);
+}
+
+/* The lowest address of the thread's stack, in @stack, that a walk
+ * from @sp may read (its stack pointer's page: mapped), or 0 if @sp is
+ * not on that stack. */
+static uintptr_t stack_floor(const struct unwind_stack *stack, uintptr_t sp)
+{
+	uintptr_t hi = stack->hi;
+	uintptr_t lo = stack->lo ? stack->lo : hi - MAIN_STACK_SPAN;
+
+	if (!hi || sp < lo || sp >= hi)
+		return 0;
+	return page_floor(sp) > lo ? page_floor(sp) : lo;
+}
+
+/* Below the stack pointer, what a function that calls nothing may use
+ * (the x86-64 ABI's red zone). */
+#define RED_ZONE 128
+
+__attribute__((no_sanitize("address"))) bool
+unwind_save(const struct unwind_stack *stack, const ucontext_t *uc,
+	    struct unwind_saved *out, unsigned char *bytes, size_t cap)
+{
+	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	uintptr_t floor = stack_floor(stack, sp);
+
+	if (!floor)
+		return false;
+	uintptr_t lo = sp - RED_ZONE > floor ? sp - RED_ZONE : floor;
+	size_t len = stack->hi - lo;
+	if (len > cap)
+		return false;
+	/* Word by word, not memcpy: a sanitizer's memcpy would take the
+	 * stack's other frames for overflows. */
+	for (size_t i = 0; i + sizeof(uintptr_t) <= len; i += sizeof(uintptr_t))
+		*(uintptr_t *)(bytes + i) =
+			*(const volatile uintptr_t *)(lo + i);
+	out->uc = *uc;
+	/* Into the signal frame, gone by the time the copy is walked (and
+	 * unwinding reads only the general registers). */
+	out->uc.uc_mcontext.fpregs = NULL;
+	out->lo = lo;
+	out->len = len;
+	out->bytes = bytes;
+	return true;
+}
+
+unsigned unwind_saved_frames(const struct unwind_saved *saved,
+			     const struct modules_view *objects, uintptr_t *ip,
+			     uintptr_t *sp, unsigned max)
+{
+	static const struct unwind_stack none;
+	struct walk w = {
+		.stack = &none,
+		.objects = objects,
+		.context_lo = (uintptr_t)&saved->uc,
+		.context_hi = (uintptr_t)&saved->uc + sizeof(saved->uc),
+		.saved = saved,
+	};
+
+	return walk_frames(&w, (ucontext_t *)&saved->uc, true, ip, sp, max);
 }
 
 __attribute__((noinline)) unsigned
@@ -183,7 +279,7 @@ unwind_frames_here(const struct unwind_stack *stack,
 {
 	unw_context_t uc;
 
-	if (unw_getcontext(&uc) != 0)
+	if (unw.getcontext(&uc) != 0)
 		return 0;
 	return unwind_frames(stack, objects, &uc, false, ip, sp, max);
 }
@@ -219,44 +315,70 @@ static bool validation_pipe_end(int fd)
 	       (status & O_NONBLOCK);
 }
 
-/* libunwind set up: 0 not yet, 1 done, -1 failed. */
-static int state;
-static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
+#define SYMBOL_NAME(sym) SYMBOL_NAME_(sym)
+#define SYMBOL_NAME_(sym) #sym
+#define FIND(lib, field, sym)                                              \
+	(unw.field = (__typeof__(unw.field))dlsym(lib, SYMBOL_NAME(sym)))
+
+/* Open libunwind (TRMS_LIBUNWIND_SONAME, the name the build linked
+ * against) and find its functions.  Samples of other threads are dropped
+ * while the loader works. */
+static bool open_libunwind(void)
+{
+	__typeof__(real.dlopen) open_object = REAL(dlopen);
+	void *lib;
+
+	if (!open_object)
+		return false;
+	modules_loader_enter();
+	lib = open_object(TRMS_LIBUNWIND_SONAME,
+			  RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	modules_loader_leave();
+	return lib && FIND(lib, getcontext, unw_tdep_getcontext) &&
+	       FIND(lib, init_local2, unw_init_local2) &&
+	       FIND(lib, step, unw_step) && FIND(lib, get_reg, unw_get_reg) &&
+	       FIND(lib, get_accessors, unw_get_accessors) &&
+	       FIND(lib, set_caching_policy, unw_set_caching_policy) &&
+	       FIND(lib, local_addr_space, unw_local_addr_space);
+}
 
 static bool set_up(void)
 {
+	if (!open_libunwind())
+		return false;
 	/* libunwind's initialisation opens its validation pipe on the two
 	 * lowest free descriptors: note them, and close the pipe after. */
 	int first = lowest_free(-1);
 	int second = first >= 0 ? lowest_free(first) : -1;
+	unw_addr_space_t local = *unw.local_addr_space;
 
-	unw_accessors_t *acc = unw_get_accessors(unw_local_addr_space);
+	unw_accessors_t *acc = unw.get_accessors(local);
 	if (!acc)
 		return false;
 	if (validation_pipe_end(first) && validation_pipe_end(second)) {
 		close(first);
 		close(second);
 	}
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	unw.set_caching_policy(local, UNW_CACHE_PER_THREAD);
 	__atomic_store_n(&acc->access_mem, access_memory, __ATOMIC_RELEASE);
 	return true;
 }
+
+/* libunwind set up: 0 not yet, 1 done, -1 failed. */
+static int state;
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 
 bool unwind_ready(void)
 {
 	return __atomic_load_n(&state, __ATOMIC_ACQUIRE) > 0;
 }
 
-int unwind_prepare(bool in_handler)
+static int prepare(bool in_handler)
 {
 	int now = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
 
 	if (now)
 		return now > 0 ? 0 : -1;
-	/* In a handler only on a single thread, which holds no lock of
-	 * ours there (the sampler does not sample it inside the library):
-	 * the lock is free, and no other thread opens descriptors while the
-	 * pipe's numbers are told. */
 	if (in_handler ? pthread_mutex_trylock(&state_lock)
 		       : pthread_mutex_lock(&state_lock))
 		return 1;
@@ -265,4 +387,82 @@ int unwind_prepare(bool in_handler)
 	now = state;
 	pthread_mutex_unlock(&state_lock);
 	return now > 0 ? 0 : -1;
+}
+
+int unwind_prepare(void)
+{
+	return prepare(false);
+}
+
+/* The object holding @addr, or NULL. */
+static void *object_of(const void *addr)
+{
+	struct dl_find_object found;
+
+	return _dl_find_object((void *)addr, &found) == 0 ? found.dlfo_link_map
+							  : NULL;
+}
+
+bool unwind_may_wait(void)
+{
+	void *libc = object_of((const void *)gnu_get_libc_version);
+
+	return libc && object_of((const void *)malloc) == libc &&
+	       object_of((const void *)free) == libc;
+}
+
+/* Does the stack from @sp up, on the thread whose stack is @stack, hold a
+ * signal frame: is the interrupted code a signal handler's (or called by
+ * one)?  The kernel puts the address handlers return to, the C library's
+ * restorer, at the bottom of every signal frame; only a signal handler of
+ * the library's can know it (the kernel's own return address for it).
+ * Anywhere it cannot tell (an alternate signal stack, a stack it does not
+ * know), it says yes. */
+__attribute__((no_sanitize("address"))) static bool
+under_signal_frame(const struct unwind_stack *stack, uintptr_t sp)
+{
+	uintptr_t restorer = (uintptr_t)signals_restorer();
+	uintptr_t hi = stack->hi;
+
+	if (!restorer || !stack_floor(stack, sp))
+		return true;
+	if (alt_hi && sp >= alt_lo && sp < alt_hi)
+		return true;
+	for (uintptr_t a = (sp + 7) & ~(uintptr_t)7; a + 8 <= hi; a += 8)
+		if (*(const volatile uintptr_t *)a == restorer)
+			return true;
+	return false;
+}
+
+/* May the sample's handler open an object, having interrupted @uc?  The
+ * loader takes its lock and allocates with malloc: not if the program
+ * was inside the C library (malloc's lock, or another), unless inside a
+ * call of its own passed on by the library (@passing: a blocking call, a
+ * change of signal mask), nor inside the loader or this library, nor
+ * inside a signal handler of its own that may have interrupted any of
+ * them, nor in code of no loaded object (JIT code).  Only with the C
+ * library's allocator (unwind_may_wait), in a process of one thread (no
+ * other thread can hold a lock that the loader waits for). */
+static bool may_load_at(const struct unwind_stack *stack, const ucontext_t *uc,
+			bool passing)
+{
+	const void *pc = (const void *)uc->uc_mcontext.gregs[REG_RIP];
+	void *at = object_of(pc);
+
+	if (!at || at == object_of((const void *)&_r_debug) ||
+	    at == object_of((const void *)may_load_at) ||
+	    (at == object_of((const void *)gnu_get_libc_version) && !passing))
+		return false;
+	return !under_signal_frame(stack,
+				   (uintptr_t)uc->uc_mcontext.gregs[REG_RSP]);
+}
+
+int unwind_prepare_interrupting(const struct unwind_stack *stack,
+				const ucontext_t *uc, bool passing)
+{
+	if (unwind_ready())
+		return 0;
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) < 0)
+		return -1;
+	return may_load_at(stack, uc, passing) ? prepare(true) : 1;
 }

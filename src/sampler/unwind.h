@@ -33,14 +33,29 @@ struct unwind_stack {
 	uintptr_t lo, hi;
 };
 
-/* Set libunwind up and give it the accessor, once, when a stack is first
- * to be walked: its set-up touches some forty kilobytes and opens
- * descriptors, which most short processes never need.  It opens and
- * closes descriptors, so in a signal handler (@in_handler) call it only
- * while no other thread can open any (a single-threaded process); there
- * it gives up rather than wait.  @return 0 when libunwind is ready, 1 if
- * the handler could not try now, -1 if libunwind cannot be used. */
-int unwind_prepare(bool in_handler);
+/* Open libunwind, set it up and give it the accessor, once, when a stack
+ * is first to be walked: loading it (and the liblzma it needs) and its
+ * set-up cost a short process more than everything else the library
+ * does, and most short processes never take a sample.  For normal
+ * context (not a signal handler).  @return 0 when libunwind is ready, -1
+ * if it cannot be used. */
+int unwind_prepare(void);
+
+/* The same from the sampling signal's handler, which interrupted @uc on
+ * the calling thread (its stack @stack), in a process of one thread: only
+ * where opening an object cannot wait for a lock that the interrupted
+ * code holds (see unwind.c).  @passing: the thread is inside a wrapped
+ * call passed on to the C library, which holds none of its locks.
+ * @return 0 when ready, 1 if not here (a later sample may), -1 if
+ * libunwind cannot be used. */
+int unwind_prepare_interrupting(const struct unwind_stack *stack,
+				const ucontext_t *uc, bool passing);
+
+/* May libunwind be left until a sample needs it?  Not when the program
+ * allocates with an allocator of its own, which its code (anywhere) may
+ * be inside when a sample comes: then set it up at start.  Not
+ * async-signal-safe. */
+bool unwind_may_wait(void);
 
 /* Is libunwind set up?  Async-signal-safe. */
 bool unwind_ready(void);
@@ -61,6 +76,28 @@ unsigned unwind_frames(const struct unwind_stack *stack,
 		       const struct modules_view *objects, ucontext_t *uc,
 		       bool signal_frame, uintptr_t *ip, uintptr_t *sp,
 		       unsigned max);
+
+/* A sample's interrupted context and stack, saved while libunwind is not
+ * open yet, to be walked once it is. */
+struct unwind_saved {
+	ucontext_t uc;
+	uintptr_t lo; /* the stack saved: [lo, lo + len), at bytes */
+	size_t len;
+	const unsigned char *bytes;
+};
+
+/* Save the context @uc, interrupted on the calling thread (its stack
+ * @stack), into @out, and its stack (from just below its stack pointer to
+ * the top) into @bytes, which holds @cap bytes.  Async-signal-safe.
+ * @return false if the stack is not one known or does not fit. */
+bool unwind_save(const struct unwind_stack *stack, const ucontext_t *uc,
+		 struct unwind_saved *out, unsigned char *bytes, size_t cap);
+
+/* The frames of a saved context, as unwind_frames gives them: the code
+ * it ran must still be loaded. */
+unsigned unwind_saved_frames(const struct unwind_saved *saved,
+			     const struct modules_view *objects, uintptr_t *ip,
+			     uintptr_t *sp, unsigned max);
 
 /* The frames of the calling thread at the caller of this function, as
  * unwind_frames; for normal context, not signal handlers. */

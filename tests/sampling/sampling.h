@@ -150,7 +150,7 @@ char *top_paths(const struct tree *t, size_t max);
 struct sampling_cases {
 	TCase *callers, *idleness, *no_phantom_io, *own_timers, *system_time,
 		*eintr_cpu, *eintr_wall, *dlopen, *fork, *threads, *sigtrap,
-		*stress;
+		*stress, *unwinder;
 };
 
 void add_path_tests(const struct sampling_cases *c);	  /* test_paths.c */
@@ -158,5 +158,6 @@ void add_rate_tests(const struct sampling_cases *c);	  /* test_rates.c */
 void add_signal_tests(const struct sampling_cases *c);	  /* test_signals.c */
 void add_process_tests(const struct sampling_cases *c); /* test_processes.c */
 void add_stress_tests(const struct sampling_cases *c);  /* test_stress.c */
+void add_unwinder_tests(const struct sampling_cases *c); /* test_unwinder.c */
 
 #endif

@@ -6,7 +6,8 @@
  *
  * One Check case per behaviour; meson runs each as a test of its own
  * (CK_RUN_CASE).  The tests are in files by what they test (test_rates.c,
- * test_paths.c, test_signals.c, test_processes.c, test_stress.c); this
+ * test_paths.c, test_signals.c, test_processes.c, test_stress.c,
+ * test_unwinder.c); this
  * file makes the cases they go in.  Every helper runs under a deadline:
  * one that does not finish in time is reported with the backtraces of
  * all its threads (gdb) and killed (run.c).  Nothing is retried: the
@@ -52,6 +53,7 @@ int main(void)
 	c.threads = tcase(s, "threads", 120);
 	c.sigtrap = tcase(s, "sigtrap", 120);
 	c.stress = tcase(s, "stress", stress_budget);
+	c.unwinder = tcase(s, "unwinder", 120);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* callers_split_work first in its case, then the rates. */
 	add_path_tests(&c);
@@ -59,5 +61,6 @@ int main(void)
 	add_signal_tests(&c);
 	add_process_tests(&c);
 	add_stress_tests(&c);
+	add_unwinder_tests(&c);
 	return run_suite(s);
 }

@@ -1,0 +1,142 @@
+/*
+ * test_unwinder.c - libunwind is opened when a stack is first walked, and
+ * only where that is safe (src/sampler/unwind.h): never by a process that
+ * takes no sample; by the first sample of a process of one thread that
+ * finds it in its own code, or inside a call it made that the library
+ * passes to the C library; not by a sample inside a signal handler of the
+ * program's, nor inside the C library's allocator; at start in a program
+ * that has an allocator of its own.
+ */
+#define _GNU_SOURCE
+#include "sampling.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* A program that takes no sample (sampling off) never maps libunwind;
+ * one that is sampled maps it at its first sample, not at start. */
+START_TEST(opened_at_the_first_sample)
+{
+	char *argv[] = { helper("sm-unwinder"), "maps", "0.3", NULL };
+	struct run r;
+	struct profile_doc doc;
+	struct tree t;
+
+	run_sampled("maps", argv, 100, "cpu", NULL, 0, &r, &doc);
+	SM_CHECK(!strcmp(r.out, "start no\nend yes\n"),
+		 "sampled at 100 Hz: libunwind mapped %s", r.out);
+	tree_build(&t, &doc);
+	struct agg burn = under(&t, "burn", "main", -1);
+	printf("maps: %" PRIu64 " samples in burn, %" PRIu64
+	       " dropped before libunwind was open\n",
+	       burn.samples, meta_u64(&doc, "samples_dropped_unwind"));
+	/* 30 expected: the first sample finds the program in burn(). */
+	SM_CHECK(burn.samples >= 20, "%" PRIu64 " samples in burn: %s",
+		 burn.samples, top_paths(&t, 5));
+	SM_CHECK(meta_u64(&doc, "samples_dropped_unwind") == 0,
+		 "%" PRIu64 " samples dropped",
+		 meta_u64(&doc, "samples_dropped_unwind"));
+	tree_free(&t);
+	profile_doc_free(&doc);
+	run_free(&r);
+
+	argv[0] = helper("sm-unwinder");
+	run_sampled("off", argv, 100, "cpu", "TRMS_SAMPLE_HZ=0", 0, &r,
+		    NULL);
+	SM_CHECK(!strcmp(r.out, "start no\nend no\n"),
+		 "not sampled: libunwind mapped %s", r.out);
+	run_free(&r);
+}
+END_TEST
+
+/* Samples inside the program's signal handler (which may have interrupted
+ * the allocator or the loader) never open libunwind: they are kept, and
+ * walked when the first sample after the handler returned opens it. */
+START_TEST(kept_in_the_programs_handler)
+{
+	char *argv[] = { helper("sm-unwinder"), "handler", "0.3", NULL };
+	struct run r;
+	struct profile_doc doc;
+	struct tree t;
+
+	run_sampled("handler", argv, 100, "cpu", NULL, 0, &r, &doc);
+	SM_CHECK(!strcmp(r.out, "handler no\nend yes\n"),
+		 "libunwind mapped: %s", r.out);
+	tree_build(&t, &doc);
+	struct agg inside = under(&t, "burn_in_handler", NULL, -1);
+	struct agg after = under(&t, "burn_after", "main", -1);
+	uint64_t dropped = meta_u64(&doc, "samples_dropped_unwind");
+	printf("handler: %" PRIu64 " samples in the handler, %" PRIu64
+	       " after it, %" PRIu64 " dropped\n",
+	       inside.samples, after.samples, dropped);
+	/* 30 each: the handler's kept, none lost. */
+	SM_CHECK(inside.samples >= 20 && dropped == 0,
+		 "%" PRIu64 " samples in the handler, %" PRIu64 " dropped: %s",
+		 inside.samples, dropped, top_paths(&t, 5));
+	SM_CHECK(after.samples >= 20, "%" PRIu64 " samples in burn_after: %s",
+		 after.samples, top_paths(&t, 5));
+	tree_free(&t);
+	profile_doc_free(&doc);
+	run_free(&r);
+}
+END_TEST
+
+/* A program that spends its time inside malloc and free at 1000 Hz: no
+ * sample opens libunwind there (re-entering the allocator would corrupt
+ * its heap); the program runs as without the library, and the samples in
+ * its own code are walked. */
+START_TEST(not_opened_inside_malloc)
+{
+	char *argv[] = { helper("sm-unwinder"), "malloc", "0.5", NULL };
+	struct run r;
+	struct profile_doc doc;
+	struct tree t;
+	unsigned long sum;
+
+	run_sampled("malloc", argv, 1000, "cpu", NULL, 0, &r, &doc);
+	SM_CHECK(sscanf(r.out, "sum %lu", &sum) == 1 && sum > 0,
+		 "printed '%s'", r.out);
+	tree_build(&t, &doc);
+	struct agg burn = under(&t, "burn", "main", -1);
+	struct agg allocate = under(&t, "allocate", "main", -1);
+	printf("malloc: %" PRIu64 " samples under allocate, %" PRIu64
+	       " in burn, %" PRIu64 " dropped\n",
+	       allocate.samples, burn.samples,
+	       meta_u64(&doc, "samples_dropped_unwind"));
+	SM_CHECK(burn.samples >= 300, "%" PRIu64 " samples in burn: %s",
+		 burn.samples, top_paths(&t, 5));
+	tree_free(&t);
+	profile_doc_free(&doc);
+	run_free(&r);
+}
+END_TEST
+
+/* A program with an allocator of its own has libunwind opened at start:
+ * its own code may be inside its allocator whenever a sample comes. */
+START_TEST(opened_at_start_with_an_allocator_of_the_programs)
+{
+	char *argv[] = { helper("sm-own-malloc"), "0.3", NULL };
+	struct run r;
+	struct profile_doc doc;
+	struct tree t;
+
+	run_sampled("own-malloc", argv, 100, "cpu", NULL, 0, &r, &doc);
+	SM_CHECK(!strcmp(r.out, "start yes\n"), "libunwind mapped %s", r.out);
+	tree_build(&t, &doc);
+	struct agg burn = under(&t, "burn", "main", -1);
+	SM_CHECK(burn.samples >= 20, "%" PRIu64 " samples in burn: %s",
+		 burn.samples, top_paths(&t, 5));
+	tree_free(&t);
+	profile_doc_free(&doc);
+	run_free(&r);
+}
+END_TEST
+
+void add_unwinder_tests(const struct sampling_cases *c)
+{
+	tcase_add_test(c->unwinder, opened_at_the_first_sample);
+	tcase_add_test(c->unwinder, kept_in_the_programs_handler);
+	tcase_add_test(c->unwinder, not_opened_inside_malloc);
+	tcase_add_test(c->unwinder,
+		       opened_at_start_with_an_allocator_of_the_programs);
+}
