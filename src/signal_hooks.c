@@ -93,25 +93,26 @@ EXPORT sighandler_t signal(int sig, sighandler_t handler)
 
 /* ---- signal masks ---- */
 
-/* A sample that the mask held back comes as the call that unblocks it
- * returns, inside the C library: until libunwind is open, the thread is
- * marked as passing through it meanwhile (thread_pass_begin), so that
- * the sample may open it.  Once it is, the call is a tail call: no frame
- * of the library's between the program's and the C library's (a sample
- * charged to the library's caller cuts at the library's frames nearest
- * the leaf). */
+typedef int mask_call(int how, const sigset_t *set, sigset_t *old);
 
-EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+/* The program's call @fn (the C library's sigprocmask or pthread_sigmask,
+ * which have one signature).  Inside a handler of the library's every
+ * signal is blocked already: answered without the kernel (the unwinder
+ * asks twice per frame).  A sample that the mask held back comes as the
+ * call that unblocks it returns, inside the C library: until libunwind is
+ * open, the thread is marked as passing through it meanwhile
+ * (thread_pass_begin), so that the sample may open it.  Once it is, the
+ * call is a tail call: no frame of the library's between the program's
+ * and the C library's (a sample charged to the library's caller cuts at
+ * the library's frames nearest the leaf). */
+static inline __attribute__((always_inline)) int
+pass_mask_call(mask_call *fn, int how, const sigset_t *set, sigset_t *old)
 {
-	__typeof__(real.sigprocmask) fn = REAL(sigprocmask);
-
 	if (signals_in_library_handler()) {
 		if (old)
 			sigfillset(old);
 		return 0;
 	}
-	if (!fn)
-		return errno = ENOSYS, -1;
 	if (unwind_ready())
 		return fn(how, set, old);
 	struct sampler_thread *s = thread_pass_begin();
@@ -120,23 +121,22 @@ EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return rc;
 }
 
+EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	__typeof__(real.sigprocmask) fn = REAL(sigprocmask);
+
+	if (!fn)
+		return errno = ENOSYS, -1;
+	return pass_mask_call(fn, how, set, old);
+}
+
 EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	__typeof__(real.pthread_sigmask) fn = REAL(pthread_sigmask);
 
-	if (signals_in_library_handler()) {
-		if (old)
-			sigfillset(old);
-		return 0;
-	}
 	if (!fn)
 		return ENOSYS;
-	if (unwind_ready())
-		return fn(how, set, old);
-	struct sampler_thread *s = thread_pass_begin();
-	int rc = fn(how, set, old);
-	thread_pass_end(s);
-	return rc;
+	return pass_mask_call(fn, how, set, old);
 }
 
 /* ---- alternate signal stacks ---- */
