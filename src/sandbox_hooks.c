@@ -1,5 +1,5 @@
 /*
- * sandbox_hooks.c - seccomp: a thread that locks itself in.
+ * sandbox_hooks.c - seccomp and chroot: a process that locks itself in.
  *
  * A seccomp filter may forbid any system call, down to the one that
  * returns from a signal handler, and kill the process for it.  Whatever
@@ -22,6 +22,10 @@
  * A filter installed by other means (a system call instruction of the
  * program's own, a filter inherited at exec) is not seen: see
  * docs/hooks.md.
+ *
+ * A process that changes its root directory (a daemon locking itself in
+ * an empty one) may no longer find libunwind, which the sampler opens
+ * when a stack is first walked: it is opened before chroot goes through.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -32,6 +36,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "call.h"
 #include "log.h"
 #include "real.h"
 #include "thread.h"
@@ -114,4 +119,23 @@ EXPORT UNINSTRUMENTED long syscall(long number, ...)
 		before_sandbox(arg[0] == SECCOMP_SET_MODE_FILTER &&
 			       (arg[1] & SECCOMP_FILTER_FLAG_TSYNC));
 	return fn(number, arg[0], arg[1], arg[2], arg[3], arg[4], arg[5]);
+}
+
+EXPORT int chroot(const char *path)
+{
+	__typeof__(real.chroot) fn = REAL(chroot);
+	int rc;
+
+	if (!fn)
+		return errno = ENOSYS, -1;
+	if (runtime_active()) {
+		int saved_errno = errno;
+		struct trms_thread *t = call_enter(&rc);
+		if (t) {
+			sampler_open_unwinder();
+			call_leave(t);
+		}
+		errno = saved_errno;
+	}
+	return fn(path);
 }

@@ -287,6 +287,10 @@ START_TEST(sample_handler_excluded)
 					   __ATOMIC_RELAXED);
 	uint64_t samples = __atomic_load_n(&t->sampler.samples,
 					   __ATOMIC_RELAXED);
+	/* The samples raised by hand come inside the C library's
+	 * pthread_kill, where libunwind is not opened (they would be kept
+	 * until it is): open it first. */
+	sampler_open_unwinder();
 	uint64_t start = monotonic_ns();
 	for (unsigned i = 0; i < SAMPLES; i++)
 		pthread_kill(pthread_self(), sampler_signal());

@@ -81,6 +81,7 @@ static void resolve_once(void)
 	LOOK_UP(pthread_sigmask, "pthread_sigmask");
 	LOOK_UP(sigaltstack, "sigaltstack");
 	LOOK_UP(prctl, "prctl");
+	LOOK_UP(chroot, "chroot");
 	LOOK_UP(syscall, "syscall");
 	LOOK_UP(dlclose, "dlclose");
 	LOOK_UP(longjmp, "longjmp");

@@ -89,6 +89,7 @@ struct real_functions {
 	int (*pthread_sigmask)(int, const sigset_t *, sigset_t *);
 	int (*sigaltstack)(const stack_t *, stack_t *);
 	int (*prctl)(int, ...);
+	int (*chroot)(const char *);
 	long (*syscall)(long, ...);
 	int (*dlclose)(void *);
 	void (*longjmp)(struct __jmp_buf_tag *, int) __attribute__((noreturn));

@@ -180,6 +180,12 @@ bool sampler_unwinder(void)
 	return false;
 }
 
+void sampler_open_unwinder(void)
+{
+	if (sampler.configured)
+		sampler_unwinder();
+}
+
 unsigned sampler_capture_context(struct sampler_thread *s,
 				 struct cct_step *steps, unsigned max)
 {

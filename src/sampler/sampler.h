@@ -205,6 +205,12 @@ static inline void sampler_wait_begin(struct sampler_thread *s)
 	sampler_blocked(s, true);
 }
 
+/* Open libunwind and take the table of loaded objects now, if sampling is
+ * on and they are not yet: before the program changes its root directory
+ * (chroot), after which they may not be found.  Normal context, the
+ * calling thread busy. */
+void sampler_open_unwinder(void);
+
 /* Walk the samples that a process of one thread took while libunwind
  * could not be opened (inside the C library, say), opening it now: before
  * its profile is written.  Normal context, with the sampling signal

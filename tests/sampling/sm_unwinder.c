@@ -11,6 +11,10 @@
  *                                raise(), says whether libunwind is
  *                                mapped ("handler no"), then burns
  *                                SECONDS in burn_after() ("end yes")
+ *   sm_unwinder chroot SECONDS   changes its root to its working
+ *                                directory (as root), burns SECONDS in
+ *                                burn(), prints "chroot ok" ("chroot
+ *                                refused" if not allowed)
  *   sm_unwinder malloc SECONDS   allocates and frees in a tight loop
  *                                (mostly inside the C library's malloc)
  *                                for SECONDS of CPU time, then burns as
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sm_common.h"
 
@@ -99,6 +104,15 @@ int main(int argc, char **argv)
 		raise(SIGUSR1);
 		burn_after();
 		printf("end %s\n", mapped());
+	} else if (!strcmp(argv[1], "chroot")) {
+		/* Into the working directory, as daemons lock themselves
+		 * in: nothing of /usr inside. */
+		if (chroot(".") != 0) {
+			printf("chroot refused\n");
+			return 0;
+		}
+		burn();
+		printf("chroot ok\n");
 	} else if (!strcmp(argv[1], "malloc")) {
 		printf("sum %lu\n", allocate());
 		burn();

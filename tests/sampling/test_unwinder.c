@@ -5,7 +5,8 @@
  * finds it in its own code, or inside a call it made that the library
  * passes to the C library; not by a sample inside a signal handler of the
  * program's, nor inside the C library's allocator; at start in a program
- * that has an allocator of its own.
+ * that has an allocator of its own; before the program changes its root
+ * directory.
  */
 #define _GNU_SOURCE
 #include "sampling.h"
@@ -132,6 +133,53 @@ START_TEST(opened_at_start_with_an_allocator_of_the_programs)
 }
 END_TEST
 
+/* A process that changes its root directory to one without libunwind
+ * (as daemons do) has it opened first: its samples after are walked.
+ * Run as root (CI is); elsewhere the program is refused and says so. */
+START_TEST(opened_before_chroot)
+{
+	char *argv[] = { helper("sm-unwinder"), "chroot", "0.3", NULL };
+	char *dir = make_dir("chroot");
+	struct env env;
+	struct run r;
+	struct profile_doc doc;
+	struct tree t;
+
+	/* The profile's path, fixed at start, is looked for inside the new
+	 * root: there it is. */
+	char *inner = xasprintf("%s%s", dir, dir);
+	char *mkdir_p[] = { "/bin/mkdir", "-p", inner, NULL };
+	struct run made;
+	run_in(dir, mkdir_p, NULL, SM_DEADLINE, &made);
+	expect_status(&made, 0);
+	run_free(&made);
+	env_sampled(&env, dir, 100, "cpu");
+	run_in(dir, argv, env.v, SM_DEADLINE, &r);
+	expect_status(&r, 0);
+	if (!strcmp(r.out, "chroot refused\n") && !getenv("CI")) {
+		printf("chroot: not allowed here (not root): not checked\n");
+	} else {
+		SM_CHECK(!strcmp(r.out, "chroot ok\n"), "printed '%s'",
+			 r.out);
+		ck_assert_uint_eq(read_profiles(inner, &doc, 1), 1);
+		tree_build(&t, &doc);
+		struct agg burn = under(&t, "burn", "main", -1);
+		printf("chroot: %" PRIu64 " samples in burn, %" PRIu64
+		       " dropped\n",
+		       burn.samples, meta_u64(&doc, "samples_dropped_unwind"));
+		SM_CHECK(burn.samples >= 20, "%" PRIu64 " samples in burn: %s",
+			 burn.samples, top_paths(&t, 5));
+		tree_free(&t);
+		profile_doc_free(&doc);
+	}
+	run_free(&r);
+	env_free(&env);
+	free(argv[0]);
+	free(inner);
+	free(dir);
+}
+END_TEST
+
 void add_unwinder_tests(const struct sampling_cases *c)
 {
 	tcase_add_test(c->unwinder, opened_at_the_first_sample);
@@ -139,4 +187,5 @@ void add_unwinder_tests(const struct sampling_cases *c)
 	tcase_add_test(c->unwinder, not_opened_inside_malloc);
 	tcase_add_test(c->unwinder,
 		       opened_at_start_with_an_allocator_of_the_programs);
+	tcase_add_test(c->unwinder, opened_before_chroot);
 }
