@@ -248,6 +248,9 @@ void window_writer_start(void)
 	/* After a failed exec the windows go on from the last one. */
 	if (!win.number)
 		win.start_ns = runtime.start_realtime_ns;
+	/* With a second thread about, no sample could open libunwind: it
+	 * is opened now, as before a thread of the program's. */
+	sampler_open_unwinder();
 	/* The writer takes none of the program's signals: it starts with
 	 * every one blocked. */
 	sigfillset(&all);

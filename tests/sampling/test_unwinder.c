@@ -180,6 +180,54 @@ START_TEST(opened_before_chroot)
 }
 END_TEST
 
+/* With TRMS_INTERVAL the library starts a thread of its own (the windows'
+ * writer) before the program's first sample: libunwind is opened before
+ * it, and the program's one thread is sampled (whole-run profile). */
+START_TEST(opened_before_the_window_writer)
+{
+	char *argv[] = { helper("sm-unwinder"), "maps", "0.3", NULL };
+	char *dir = make_dir("interval");
+	char *path = xasprintf("%s/whole.trms", dir);
+	char *output = xasprintf("TRMS_OUTPUT=%s", path);
+	char err[1024];
+	struct env env;
+	struct run r;
+	struct profile_doc doc;
+	struct tree t;
+
+	env_sampled(&env, dir, 100, "cpu");
+	for (size_t i = 0; i < env.n; i++)
+		if (!strncmp(env.v[i], "TRMS_OUTPUT=", 12)) {
+			free(env.v[i]);
+			env.v[i] = output;
+		}
+	env_add(&env, xasprintf("TRMS_INTERVAL=1"));
+	run_in(dir, argv, env.v, SM_DEADLINE, &r);
+	expect_status(&r, 0);
+	SM_CHECK(!strcmp(r.out, "start yes\nend yes\n"),
+		 "libunwind mapped: %s", r.out);
+	ck_assert_msg(profile_read(path, &doc, err, sizeof(err)) == 0,
+		      "%s: %s", path, err);
+	tree_build(&t, &doc);
+	struct agg burn = under(&t, "burn", "main", -1);
+	printf("interval: %" PRIu64 " samples in burn, %" PRIu64
+	       " dropped\n",
+	       burn.samples, meta_u64(&doc, "samples_dropped_unwind"));
+	SM_CHECK(burn.samples >= 20 &&
+			 meta_u64(&doc, "samples_dropped_unwind") == 0,
+		 "%" PRIu64 " samples in burn, %" PRIu64 " dropped: %s",
+		 burn.samples, meta_u64(&doc, "samples_dropped_unwind"),
+		 top_paths(&t, 5));
+	tree_free(&t);
+	profile_doc_free(&doc);
+	run_free(&r);
+	env_free(&env);
+	free(argv[0]);
+	free(path);
+	free(dir);
+}
+END_TEST
+
 void add_unwinder_tests(const struct sampling_cases *c)
 {
 	tcase_add_test(c->unwinder, opened_at_the_first_sample);
@@ -188,4 +236,5 @@ void add_unwinder_tests(const struct sampling_cases *c)
 	tcase_add_test(c->unwinder,
 		       opened_at_start_with_an_allocator_of_the_programs);
 	tcase_add_test(c->unwinder, opened_before_chroot);
+	tcase_add_test(c->unwinder, opened_before_the_window_writer);
 }
