@@ -206,90 +206,92 @@ static void count(struct sampler_thread *s, struct cct_node *leaf,
  * it inside the C library (in malloc, say), are kept — their context and
  * stack copied — and walked then, or when the profile is written.  Each
  * waits as a drop until it is walked. */
-#define PENDING_MAX 128
-#define PENDING_STACK (32u << 10)
-#define PENDING_REGIONS 32
+#define KEPT_MAX 128
+#define KEPT_STACK (32u << 10)
+#define KEPT_REGIONS 32
 
-struct pending {
+struct kept_sample {
 	struct unwind_saved saved;
 	uint64_t periods;
 	struct sample_kind kind;
 	bool to_caller;
 	unsigned depth;
-	struct sampler_region open[PENDING_REGIONS];
-	unsigned char stack[PENDING_STACK];
+	struct sampler_region open[KEPT_REGIONS];
+	unsigned char stack[KEPT_STACK];
 };
 
 static struct {
-	struct pending *slots; /* PENDING_MAX, mapped at the first kept */
+	struct kept_sample *slots; /* KEPT_MAX, mapped at the first kept */
 	unsigned n;
 	struct sampler_thread *thread; /* whose samples they are */
 	uint64_t periods;
-} pending;
+} kept;
+
+#define KEPT_BYTES (KEPT_MAX * sizeof(struct kept_sample))
 
 /* Keep the sample of @s that interrupted @uc.  @return false if it
  * cannot be kept (no room, a stack too deep or not known). */
 static bool keep(struct sampler_thread *s, const ucontext_t *uc,
 		 uint64_t periods)
 {
-	if (pending.n == PENDING_MAX || (pending.n && pending.thread != s))
+	if (kept.n == KEPT_MAX || (kept.n && kept.thread != s))
 		return false;
-	if (!pending.slots &&
-	    !(pending.slots = vm_alloc(PENDING_MAX * sizeof(*pending.slots))))
+	if (!kept.slots && !(kept.slots = vm_alloc(KEPT_BYTES)))
 		return false;
-	struct pending *p = &pending.slots[pending.n];
-	p->depth = sampler.open_regions
-			   ? sampler.open_regions(s->owner, p->open,
-						  PENDING_REGIONS)
+	struct kept_sample *k = &kept.slots[kept.n];
+	k->depth = sampler.open_regions
+			   ? sampler.open_regions(s->owner, k->open,
+						  KEPT_REGIONS)
 			   : 0;
-	if (p->depth == PENDING_REGIONS ||
-	    !unwind_save(&s->stack, uc, &p->saved, p->stack,
-			 sizeof(p->stack)))
+	if (k->depth == KEPT_REGIONS ||
+	    !unwind_save(&s->stack, uc, &k->saved, k->stack,
+			 sizeof(k->stack)))
 		return false;
-	p->periods = periods;
-	p->kind = kind_now(s);
-	p->to_caller = charge_caller;
-	pending.thread = s;
-	pending.n++;
-	pending.periods += periods;
+	k->periods = periods;
+	k->kind = kind_now(s);
+	k->to_caller = charge_caller;
+	kept.thread = s;
+	kept.n++;
+	kept.periods += periods;
 	return true;
 }
 
-/* Walk and count the samples kept (libunwind is open). */
+/* Walk and count the samples kept (libunwind is open), and give their
+ * memory back: none is kept again. */
 static void walk_kept(const struct modules_view *view, struct scratch *x)
 {
-	struct sampler_thread *s = pending.thread;
+	struct sampler_thread *s = kept.thread;
 
-	for (unsigned i = 0; i < pending.n; i++) {
-		struct pending *p = &pending.slots[i];
-		unsigned n = unwind_saved_frames(&p->saved, view, x->ip, x->sp,
+	for (unsigned i = 0; i < kept.n; i++) {
+		struct kept_sample *k = &kept.slots[i];
+		unsigned n = unwind_saved_frames(&k->saved, view, x->ip, x->sp,
 						 MAX_FRAMES);
 		struct cct_node *leaf =
-			record_frames(s, view, x, n, p->open, p->depth,
-				      p->to_caller, p->periods);
+			record_frames(s, view, x, n, k->open, k->depth,
+				      k->to_caller, k->periods);
 		if (leaf)
-			count(s, leaf, p->periods, &p->kind, x->ip[0]);
+			count(s, leaf, k->periods, &k->kind, x->ip[0]);
 	}
-	pending.n = 0;
-	pending.periods = 0;
-	pending.thread = NULL;
+	sampler_forget_kept();
+	vm_free(kept.slots, KEPT_BYTES);
+	kept.slots = NULL;
 }
 
 uint64_t sampler_kept_periods(void)
 {
-	return pending.periods;
+	return kept.periods;
 }
 
 void sampler_forget_kept(void)
 {
-	pending.n = 0;
-	pending.periods = 0;
-	pending.thread = NULL;
+	kept.n = 0;
+	kept.periods = 0;
+	kept.thread = NULL;
 }
 
 void sampler_walk_kept(void)
 {
-	if (!pending.n || unwind_prepare() != 0 || !modules_ready(false))
+	if (!kept.n || unwind_prepare() != 0 || !modules_ready(false))
 		return;
 	sampler_scratch_init();
 	const struct modules_view *view = modules_walk_begin();
@@ -339,7 +341,7 @@ static void take_sample(struct sampler_thread *s, void *uctx,
 		drop(s, DROP_IN_LOADER, periods);
 		return;
 	}
-	if (pending.n)
+	if (kept.n)
 		walk_kept(view, x);
 	unsigned n = unwind_frames(&s->stack, view, uctx, true, x->ip, x->sp,
 				   MAX_FRAMES);
