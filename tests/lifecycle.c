@@ -22,6 +22,8 @@
  *   lifecycle flush-busy  works some 0.2 s of CPU time (to be sampled),
  *                      asks for the profile, and exits with 0 if it was
  *                      written (the exit writes it again)
+ *   lifecycle spin     counts to 2 billion with no system call (some
+ *                      0.7 s of CPU time, to be sampled), exits 0
  *   lifecycle io       no region, but reads a file and writes its
  *                      standard output through the hooked calls
  *   lifecycle sigterm  region "until_signal" (7 cells) left open, then
@@ -161,6 +163,12 @@ int main(int argc, char **argv)
 		     i++)
 			sum += i;
 		return trms_flush() == 0 ? 0 : 1;
+	}
+	if (!strcmp(mode, "spin")) {
+		volatile unsigned long sum = 0;
+		for (unsigned long i = 0; i < 2000000000ul; i++)
+			sum += i;
+		return 0;
 	}
 	if (!strcmp(mode, "io")) {
 		char buf[256];

@@ -225,6 +225,9 @@ static struct {
 	unsigned n;
 	struct sampler_thread *thread; /* whose samples they are */
 	uint64_t periods;
+	/* Walked outside a handler now: a sample that comes meanwhile finds
+	 * the library at work (and its scratch space in use). */
+	bool walking;
 } kept;
 
 #define KEPT_BYTES (KEPT_MAX * sizeof(struct kept_sample))
@@ -291,15 +294,20 @@ void sampler_forget_kept(void)
 
 void sampler_walk_kept(void)
 {
-	if (!kept.n || unwind_prepare() != 0 || !modules_ready(false))
+	if (!kept.n)
 		return;
-	sampler_scratch_init();
-	const struct modules_view *view = modules_walk_begin();
-	if (!view)
-		return;
-	if (scratch)
-		walk_kept(view, scratch);
-	modules_walk_end();
+	__atomic_store_n(&kept.walking, true, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (unwind_prepare() == 0 && modules_ready(false)) {
+		sampler_scratch_init();
+		const struct modules_view *view = modules_walk_begin();
+		if (view && scratch)
+			walk_kept(view, scratch);
+		if (view)
+			modules_walk_end();
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&kept.walking, false, __ATOMIC_RELAXED);
 }
 
 /* ---- a sample ---- */
@@ -313,6 +321,10 @@ static void take_sample(struct sampler_thread *s, void *uctx,
 
 	if (!x) {
 		drop(s, DROP_NO_MEMORY, periods);
+		return;
+	}
+	if (__atomic_load_n(&kept.walking, __ATOMIC_RELAXED)) {
+		drop(s, DROP_IN_LIBRARY, periods);
 		return;
 	}
 	/* The first sample of a process that has kept to one thread opens

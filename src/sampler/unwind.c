@@ -438,11 +438,13 @@ under_signal_frame(const struct unwind_stack *stack, uintptr_t sp)
  * loader takes its lock and allocates with malloc: not if the program
  * was inside the C library (malloc's lock, or another), unless inside a
  * call of its own passed on by the library (@passing: a blocking call, a
- * change of signal mask), nor inside the loader or this library, nor
- * inside a signal handler of its own that may have interrupted any of
- * them, nor in code of no loaded object (JIT code).  Only with the C
- * library's allocator (unwind_may_wait), in a process of one thread (no
- * other thread can hold a lock that the loader waits for). */
+ * change of signal mask), nor inside the loader, nor inside a signal
+ * handler of its own that may have interrupted either, nor in code of no
+ * loaded object (JIT code).  Only with the C library's allocator
+ * (unwind_may_wait), in a process of one thread (no other thread can
+ * hold a lock that the loader waits for).  This library's own code may
+ * be interrupted (it holds no lock the loader takes, and the handler
+ * only tries its own; a program may have it linked in, not apart). */
 static bool may_load_at(const struct unwind_stack *stack, const ucontext_t *uc,
 			bool passing)
 {
@@ -450,7 +452,6 @@ static bool may_load_at(const struct unwind_stack *stack, const ucontext_t *uc,
 	void *at = object_of(pc);
 
 	if (!at || at == object_of((const void *)&_r_debug) ||
-	    at == object_of((const void *)may_load_at) ||
 	    (at == object_of((const void *)gnu_get_libc_version) && !passing))
 		return false;
 	return !under_signal_frame(stack,
