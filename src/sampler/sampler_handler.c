@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "sampler_internal.h"
 
+#include <string.h>
 #include <sys/single_threaded.h>
 
 #include "clock.h"
@@ -204,8 +205,12 @@ static void count(struct sampler_thread *s, struct cct_node *leaf,
 /* A process of one thread opens libunwind at a sample that finds it
  * where the loader may run (unwind.h); the samples before it, which found
  * it inside the C library (in malloc, say), are kept — their context and
- * stack copied — and walked then, or when the profile is written.  Each
- * waits as a drop until it is walked. */
+ * stack copied — and walked then, or when the profile is written.  At
+ * most KEPT_MAX: beyond, each new one takes the place of a kept one at
+ * random, with the chance that keeps every sample equally likely to be
+ * kept (reservoir sampling), and the kept ones share all the periods:
+ * the totals stay exact, the early stretch is told by a fair subset of
+ * its samples.  Until walked they count as dropped. */
 #define KEPT_MAX 128
 #define KEPT_STACK (32u << 10)
 #define KEPT_REGIONS 32
@@ -222,9 +227,11 @@ struct kept_sample {
 
 static struct {
 	struct kept_sample *slots; /* KEPT_MAX, mapped at the first kept */
-	unsigned n;
+	unsigned n;                /* slots in use */
+	uint64_t seen;             /* samples offered, kept or not */
+	uint64_t periods;          /* theirs */
+	uint64_t random;           /* xorshift state, 0 until seeded */
 	struct sampler_thread *thread; /* whose samples they are */
-	uint64_t periods;
 	/* Walked outside a handler now: a sample that comes meanwhile finds
 	 * the library at work (and its scratch space in use). */
 	bool walking;
@@ -232,48 +239,74 @@ static struct {
 
 #define KEPT_BYTES (KEPT_MAX * sizeof(struct kept_sample))
 
+/* Uniform enough in [0, @n). */
+static uint64_t kept_random(uint64_t n)
+{
+	uint64_t x = kept.random ? kept.random : clock_ticks() | 1;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	kept.random = x;
+	return x % n;
+}
+
 /* Keep the sample of @s that interrupted @uc.  @return false if it
- * cannot be kept (no room, a stack too deep or not known). */
+ * cannot be kept (a stack too deep or not known, no memory). */
 static bool keep(struct sampler_thread *s, const ucontext_t *uc,
 		 uint64_t periods)
 {
-	if (kept.n == KEPT_MAX || (kept.n && kept.thread != s))
+	if (kept.seen && kept.thread != s)
 		return false;
 	if (!kept.slots && !(kept.slots = vm_alloc(KEPT_BYTES)))
 		return false;
-	struct kept_sample *k = &kept.slots[kept.n];
-	k->depth = sampler.open_regions
-			   ? sampler.open_regions(s->owner, k->open,
-						  KEPT_REGIONS)
-			   : 0;
-	if (k->depth == KEPT_REGIONS ||
-	    !unwind_save(&s->stack, uc, &k->saved, k->stack,
-			 sizeof(k->stack)))
-		return false;
-	k->periods = periods;
-	k->kind = kind_now(s);
-	k->to_caller = charge_caller;
+	uint64_t slot = kept.n < KEPT_MAX ? kept.n : kept_random(kept.seen + 1);
+	if (slot < KEPT_MAX) {
+		struct kept_sample *k = &kept.slots[slot];
+		struct sampler_region open[KEPT_REGIONS];
+		unsigned depth = sampler.open_regions
+					 ? sampler.open_regions(s->owner, open,
+								KEPT_REGIONS)
+					 : 0;
+		/* (unwind_save writes nothing when it fails: a kept sample
+		 * replaced stays whole.) */
+		if (depth == KEPT_REGIONS ||
+		    !unwind_save(&s->stack, uc, &k->saved, k->stack,
+				 sizeof(k->stack)))
+			return false;
+		memcpy(k->open, open, depth * sizeof(open[0]));
+		k->depth = depth;
+		k->periods = periods;
+		k->kind = kind_now(s);
+		k->to_caller = charge_caller;
+		if (slot == kept.n)
+			kept.n++;
+	}
 	kept.thread = s;
-	kept.n++;
+	kept.seen++;
 	kept.periods += periods;
 	return true;
 }
 
 /* Walk and count the samples kept (libunwind is open), and give their
- * memory back: none is kept again. */
+ * memory back: none is kept again.  Each counts its own periods, or, if
+ * some were not kept, an equal share of all. */
 static void walk_kept(const struct modules_view *view, struct scratch *x)
 {
 	struct sampler_thread *s = kept.thread;
+	bool shared = kept.seen > kept.n;
+	uint64_t share = kept.periods / kept.n, rest = kept.periods % kept.n;
 
 	for (unsigned i = 0; i < kept.n; i++) {
 		struct kept_sample *k = &kept.slots[i];
+		uint64_t periods = shared ? share + (i < rest) : k->periods;
 		unsigned n = unwind_saved_frames(&k->saved, view, x->ip, x->sp,
 						 MAX_FRAMES);
 		struct cct_node *leaf =
 			record_frames(s, view, x, n, k->open, k->depth,
-				      k->to_caller, k->periods);
+				      k->to_caller, periods);
 		if (leaf)
-			count(s, leaf, k->periods, &k->kind, x->ip[0]);
+			count(s, leaf, periods, &k->kind, x->ip[0]);
 	}
 	sampler_forget_kept();
 	vm_free(kept.slots, KEPT_BYTES);
@@ -288,6 +321,7 @@ uint64_t sampler_kept_periods(void)
 void sampler_forget_kept(void)
 {
 	kept.n = 0;
+	kept.seen = 0;
 	kept.periods = 0;
 	kept.thread = NULL;
 }

@@ -15,6 +15,8 @@
  *                                directory (as root), burns SECONDS in
  *                                burn(), prints "chroot ok" ("chroot
  *                                refused" if not allowed)
+ *   sm_unwinder memset COUNT     COUNT memsets of 1 MiB in fill(), with
+ *                                no system call; prints "sum N"
  *   sm_unwinder malloc SECONDS   allocates and frees in a tight loop
  *                                (mostly inside the C library's malloc)
  *                                for SECONDS of CPU time, then burns as
@@ -70,6 +72,20 @@ static void on_usr1(int sig)
 	printf("handler %s\n", mapped());
 }
 
+/* @times memsets of 1 MiB, no system call: the samples find the program
+ * inside the C library's memset all along. */
+SM_NOINLINE static unsigned long fill(unsigned long times)
+{
+	static char buffer[1 << 20];
+	unsigned long sum = 0;
+
+	for (unsigned long i = 0; i < times; i++) {
+		memset(buffer, (int)i, sizeof(buffer));
+		sum += (unsigned char)buffer[i % sizeof(buffer)];
+	}
+	return sum;
+}
+
 SM_NOINLINE static unsigned long allocate(void)
 {
 	double end = sm_thread_cpu() + seconds;
@@ -113,6 +129,8 @@ int main(int argc, char **argv)
 		}
 		burn();
 		printf("chroot ok\n");
+	} else if (!strcmp(argv[1], "memset")) {
+		printf("sum %lu\n", fill(strtoul(argv[2], NULL, 10)));
 	} else if (!strcmp(argv[1], "malloc")) {
 		printf("sum %lu\n", allocate());
 		burn();
