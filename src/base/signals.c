@@ -193,8 +193,10 @@ static void dispatch(int sig, siginfo_t *info, void *uctx)
 {
 	int saved_errno = errno;
 
-	__atomic_store_n(&restorer, __builtin_return_address(0),
-			 __ATOMIC_RELAXED);
+	/* (Stored once: not a line every thread's every sample writes.) */
+	if (!__atomic_load_n(&restorer, __ATOMIC_RELAXED))
+		__atomic_store_n(&restorer, __builtin_return_address(0),
+				 __ATOMIC_RELAXED);
 	signals_handler *handler =
 		atomic_load_explicit(&held[sig].handler, memory_order_acquire);
 	bool (*ours)(const siginfo_t *) =

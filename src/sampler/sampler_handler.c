@@ -120,6 +120,14 @@ static bool in_sync_routine(uintptr_t ip)
 	return false;
 }
 
+/* @s's open regions, outermost first, into @out (at most @max). */
+static unsigned open_regions_of(const struct sampler_thread *s,
+				struct sampler_region *out, unsigned max)
+{
+	return sampler.open_regions ? sampler.open_regions(s->owner, out, max)
+				    : 0;
+}
+
 /* Is @s inside a wrapped call passed on to the C library, holding none of
  * its locks? */
 static bool passing_through(const struct sampler_thread *s)
@@ -264,10 +272,7 @@ static bool keep(struct sampler_thread *s, const ucontext_t *uc,
 	if (slot < KEPT_MAX) {
 		struct kept_sample *k = &kept.slots[slot];
 		struct sampler_region open[KEPT_REGIONS];
-		unsigned depth = sampler.open_regions
-					 ? sampler.open_regions(s->owner, open,
-								KEPT_REGIONS)
-					 : 0;
+		unsigned depth = open_regions_of(s, open, KEPT_REGIONS);
 		/* (unwind_save writes nothing when it fails: a kept sample
 		 * replaced stays whole.) */
 		if (depth == KEPT_REGIONS ||
@@ -357,10 +362,6 @@ static void take_sample(struct sampler_thread *s, void *uctx,
 		drop(s, DROP_NO_MEMORY, periods);
 		return;
 	}
-	if (__atomic_load_n(&kept.walking, __ATOMIC_RELAXED)) {
-		drop(s, DROP_IN_LIBRARY, periods);
-		return;
-	}
 	/* The first sample of a process that has kept to one thread opens
 	 * libunwind, if the interrupted code holds no lock the loader needs
 	 * (else it is kept for later), and takes the table of loaded
@@ -391,10 +392,7 @@ static void take_sample(struct sampler_thread *s, void *uctx,
 		walk_kept(view, x);
 	unsigned n = unwind_frames(&s->stack, view, uctx, true, x->ip, x->sp,
 				   MAX_FRAMES);
-	unsigned depth = sampler.open_regions
-				 ? sampler.open_regions(s->owner, x->regions,
-							CCT_MAX_DEPTH)
-				 : 0;
+	unsigned depth = open_regions_of(s, x->regions, CCT_MAX_DEPTH);
 	struct cct_node *leaf = record_frames(s, view, x, n, x->regions, depth,
 					      charge_caller, periods);
 	if (leaf) {
@@ -425,7 +423,10 @@ void sampler_on_sample(int sig, siginfo_t *info, void *uctx)
 	bool in_program = false;
 	if (!atomic_load_explicit(&sampler.on, memory_order_relaxed)) {
 		/* a signal still in flight when sampling was turned off */
-	} else if (s->busy && *s->busy) {
+	} else if ((s->busy && *s->busy) ||
+		   __atomic_load_n(&kept.walking, __ATOMIC_RELAXED)) {
+		/* (The library walking its kept samples uses the handler's
+		 * scratch space too.) */
 		drop(s, DROP_IN_LIBRARY, periods);
 	} else if (modules_loader_busy()) {
 		drop(s, DROP_IN_LOADER, periods);
@@ -468,10 +469,7 @@ unsigned sampler_capture(struct sampler_thread *s, struct cct_step *steps,
 		first++;
 	if (modules_library() == UINT32_MAX)
 		first = n > 2 ? 2 : n;
-	unsigned depth = sampler.open_regions
-				 ? sampler.open_regions(s->owner, x->regions,
-							CCT_MAX_DEPTH)
-				 : 0;
+	unsigned depth = open_regions_of(s, x->regions, CCT_MAX_DEPTH);
 	unsigned len = build_path(s, view, x, first, n, x->regions, depth,
 				  steps, max);
 	modules_walk_end();
