@@ -45,8 +45,15 @@ struct thread_origin {
 struct thread_windows {
 	struct profile_table spare;
 	struct profile_table past; /* the windows written */
-	struct profile_table *cut; /* the ended window's table, or NULL */
-	bool ready; /* the thread has surely left cut: it may be read */
+	/* The table the thread was switched away from, not folded into
+	 * past yet (NULL: none): it may still be recording into it until
+	 * ready. */
+	struct profile_table *cut;
+	bool ready; /* the thread has surely left cut: it may be cleared */
+	bool cut_written; /* cut is in a window written already */
+	/* The tables the window being written takes from this thread. */
+	const struct profile_table *in_window[2];
+	unsigned n_in_window;
 	/* The thread's counters (enum window_counter) when the window
 	 * before the ended one ended, and when the ended one did. */
 	uint64_t base[5], at_cut[5];

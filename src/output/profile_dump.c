@@ -192,10 +192,10 @@ static uint64_t counter(const struct trms_thread *t, const uint64_t *value,
 	return __atomic_load_n(value, __ATOMIC_RELAXED);
 }
 
-/* @t's part of the window being written is there to read. */
+/* @t has a part in the window being written. */
 static bool window_ready(const struct trms_thread *t)
 {
-	return t->windows && t->windows->cut && t->windows->ready;
+	return t->windows && t->windows->n_in_window;
 }
 
 /* TRMS_BUDGET's periods ended so far, all threads' (runtime.lock held). */
@@ -253,8 +253,8 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 		if (win) {
 			if (!window_ready(t))
 				continue;
-			tables[0] = t->windows->cut;
-			n = 1;
+			n = t->windows->n_in_window;
+			memcpy(tables, t->windows->in_window, n * sizeof(*tables));
 		}
 		if (profile_for_each_tuple_of(tables, n, dump_tuple, &d,
 					      skipped))
@@ -286,8 +286,8 @@ static bool has_tuples(const struct trms_thread *t, bool window)
 	if (window) {
 		if (!window_ready(t))
 			return false;
-		tables[0] = t->windows->cut;
-		n = 1;
+		n = t->windows->n_in_window;
+		memcpy(tables, t->windows->in_window, n * sizeof(*tables));
 	}
 	for (size_t i = 0; i < n; i++)
 		used += __atomic_load_n(&tables[i]->used, __ATOMIC_RELAXED);

@@ -5,22 +5,25 @@
  * Each thread records its activations, without locks, into the table its
  * `recording` points to: its profile table or its spare one.  Cutting a
  * window, the writer (a thread of the library's, started only when
- * windows are asked for) points every thread to its other table, makes
- * sure each thread has left the one it was using (below), writes the
+ * windows are asked for) points every thread to its other table, waits
+ * until each thread has left the one it was using (below), writes the
  * window from those tables, then folds them into the thread's `past`
  * table and empties them for the window after next.  The profile of the
- * whole run folds all three tables, so it is right at any moment; the
- * windows add up to it exactly.
+ * whole run folds all three tables, so it is right at any moment, and
+ * every activation is in exactly one window: the windows add up to it.
  *
- * The handshake.  A thread records only while marked busy (call.h); the
- * writer may read a table once it has seen the owner not busy after the
+ * The handshake.  A thread records only while marked busy (call.h); a
+ * table may be read while its owner records into it (profile.h), but is
+ * emptied only once the writer has seen the owner not busy after the
  * switch.  On x86 the owner's store of busy may still sit in its store
  * buffer when it loads `recording`, so an expedited membarrier (one
  * interrupt of each running thread of the process, microseconds) after
  * the switch makes every thread's earlier stores visible first; without
- * membarrier the writer waits a millisecond instead.  A thread that stays
- * busy longer than a sample takes is not waited for: its part goes into
- * the next window.  The program's threads never wait for the writer.
+ * membarrier the writer waits a millisecond instead.  A thread preempted
+ * while busy is waited for (LEAVE_WAIT_NS at most); one busy for longer
+ * keeps its old table until a later cut finds it left, and that window
+ * takes it.  The last window (exit, exec, a sandbox) takes every table
+ * not in a window yet.  The program's threads never wait for the writer.
  */
 #define _GNU_SOURCE
 #include "window_write.h"
@@ -39,9 +42,14 @@
 #include "real.h"
 #include "run_link.h"
 
-/* How long the writer waits for a busy thread to leave the library: about
- * what a sample takes; a thread still busy after it is taken next time. */
-#define BUSY_WAIT_NS 50000u
+/* How long a cut waits for the threads it switched to leave the library:
+ * a thread preempted inside it runs again within a scheduler's period.
+ * One still busy after that (a debugger stopped it there) has its part
+ * in a later window.  The first part of the wait spins, the rest
+ * sleeps. */
+#define LEAVE_WAIT_NS 200000000ull
+#define LEAVE_SPIN_NS 50000u
+#define LEAVE_NAP_NS 100000
 
 static struct {
 	pthread_mutex_t lock; /* stopping, the wake-up */
@@ -72,6 +80,13 @@ static void fence_setup(void)
 		win.fence_command = MEMBARRIER_CMD_GLOBAL;
 }
 
+static void nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+
+	nanosleep(&ts, NULL);
+}
+
 /* Every thread's stores before now visible to this one, and this one's
  * to them (its own: the switches are sequentially consistent stores, and
  * runtime.lock was released since). */
@@ -80,65 +95,118 @@ static void fence(void)
 	if (win.fence_command &&
 	    REAL(syscall)(SYS_membarrier, win.fence_command, 0, 0) == 0)
 		return;
-	struct timespec ms = { 0, 1000000 };
-	nanosleep(&ms, NULL);
+	nap(1000000);
 }
 
 /* Whether @t is surely not recording into the table it was switched away
- * from (called with runtime.lock held: dead cannot change). */
+ * from (runtime.lock held: dead cannot change). */
 static bool left_table(const struct trms_thread *t)
 {
-	uint64_t deadline = clock_monotonic_ns() + BUSY_WAIT_NS;
-
-	if (t == thread_current || t->dead)
-		return true;
-	do {
-		if (!__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE))
-			return true;
-		__builtin_ia32_pause();
-	} while (clock_monotonic_ns() < deadline);
-	return false;
+	return t == thread_current || t->dead ||
+	       !__atomic_load_n(&t->busy, __ATOMIC_ACQUIRE);
 }
 
-/* Switch every thread whose last window is written to its other table,
- * noting its counters; then see which have left the old one. */
+static void note_counters(struct trms_thread *t)
+{
+	uint64_t *at = t->windows->at_cut;
+
+	at[WIN_IN_BYTES] = __atomic_load_n(&t->in_bytes, __ATOMIC_RELAXED);
+	at[WIN_IN_CALLS] = __atomic_load_n(&t->in_calls, __ATOMIC_RELAXED);
+	at[WIN_OUT_BYTES] = __atomic_load_n(&t->out_bytes, __ATOMIC_RELAXED);
+	at[WIN_OUT_CALLS] = __atomic_load_n(&t->out_calls, __ATOMIC_RELAXED);
+	at[WIN_DROPPED] = thread_dropped(t);
+}
+
+/* Point @t to its other table, which is empty (runtime.lock held).  What
+ * the table it leaves holds is in a window already if @written. */
+static void switch_thread(struct trms_thread *t, bool written)
+{
+	struct thread_windows *w = t->windows;
+	struct profile_table *now = atomic_load(&t->recording);
+
+	atomic_store(&t->recording,
+		     now == &t->profile ? &w->spare : &t->profile);
+	w->cut = now;
+	w->ready = false;
+	w->cut_written = written;
+	note_counters(t);
+}
+
+/* Switch every thread whose earlier windows are folded to its other
+ * table. */
 static void switch_tables(void)
+{
+	struct trms_thread *t;
+
+	pthread_mutex_lock(&runtime.lock);
+	cds_list_for_each_entry(t, &runtime.threads, link)
+		if (t->windows && !t->windows->cut)
+			switch_thread(t, false);
+	pthread_mutex_unlock(&runtime.lock);
+}
+
+/* Wait, LEAVE_WAIT_NS at most, until every thread switched has left the
+ * table it was switched away from; never holding runtime.lock while
+ * waiting (a thread busy in the library may be waiting for it). */
+static void wait_left(void)
+{
+	uint64_t start = clock_monotonic_ns();
+	struct trms_thread *t;
+
+	fence();
+	for (;;) {
+		unsigned waiting = 0;
+		pthread_mutex_lock(&runtime.lock);
+		cds_list_for_each_entry(t, &runtime.threads, link) {
+			struct thread_windows *w = t->windows;
+			if (w && w->cut && !w->ready) {
+				w->ready = left_table(t);
+				waiting += !w->ready;
+			}
+		}
+		pthread_mutex_unlock(&runtime.lock);
+		uint64_t spent = clock_monotonic_ns() - start;
+		if (!waiting || spent >= LEAVE_WAIT_NS)
+			return;
+		if (spent < LEAVE_SPIN_NS)
+			__builtin_ia32_pause();
+		else
+			nap(LEAVE_NAP_NS);
+	}
+}
+
+/* What each thread gives the window about to be written: its cut table
+ * once it has left it (unless a window has it already); in the last
+ * window (@last), everything not in a window yet, the table it records
+ * into too, left or not (a table may be read while its owner records). */
+static void choose_tables(bool last)
 {
 	struct trms_thread *t;
 
 	pthread_mutex_lock(&runtime.lock);
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		struct thread_windows *w = t->windows;
-		if (!w || w->cut)
+		if (!w)
 			continue;
-		struct profile_table *now = atomic_load(&t->recording);
-		atomic_store(&t->recording,
-			     now == &t->profile ? &w->spare : &t->profile);
-		w->cut = now;
-		w->ready = false;
-		w->at_cut[WIN_IN_BYTES] =
-			__atomic_load_n(&t->in_bytes, __ATOMIC_RELAXED);
-		w->at_cut[WIN_IN_CALLS] =
-			__atomic_load_n(&t->in_calls, __ATOMIC_RELAXED);
-		w->at_cut[WIN_OUT_BYTES] =
-			__atomic_load_n(&t->out_bytes, __ATOMIC_RELAXED);
-		w->at_cut[WIN_OUT_CALLS] =
-			__atomic_load_n(&t->out_calls, __ATOMIC_RELAXED);
-		w->at_cut[WIN_DROPPED] = thread_dropped(t);
+		w->n_in_window = 0;
+		if (w->cut && !w->cut_written && (w->ready || last))
+			w->in_window[w->n_in_window++] = w->cut;
+		const struct profile_table *now = atomic_load(&t->recording);
+		if (last && __atomic_load_n(&now->used, __ATOMIC_RELAXED)) {
+			w->in_window[w->n_in_window++] = now;
+			note_counters(t);
+		}
 	}
-	pthread_mutex_unlock(&runtime.lock);
-	fence();
-	pthread_mutex_lock(&runtime.lock);
-	cds_list_for_each_entry(t, &runtime.threads, link)
-		if (t->windows && t->windows->cut && !t->windows->ready)
-			t->windows->ready = left_table(t);
 	pthread_mutex_unlock(&runtime.lock);
 }
 
-/* Fold the written window into each thread's past and empty its table,
- * under the profile's lock: a profile written meanwhile sees the tables
- * before or after, never half-way. */
-static void fold_window(void)
+/* After the window was written: fold each thread's cut table into past
+ * once the thread has left it, under the profile's lock (a profile
+ * written meanwhile sees the tables before or after, never half-way).
+ * A table the last window took that the thread still records into is
+ * switched away from, so that later windows (after an exec that failed)
+ * do not count it again; it is folded once left. */
+static void fold_window(bool last)
 {
 	struct trms_thread *t;
 
@@ -146,16 +214,29 @@ static void fold_window(void)
 	pthread_mutex_lock(&runtime.lock);
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		struct thread_windows *w = t->windows;
-		if (!w || !w->cut || !w->ready)
+		if (!w)
 			continue;
-		if (profile_table_absorb(&w->past, w->cut)) {
-			win.failed = true;
-			continue;
+		bool took_recording =
+			last && w->n_in_window &&
+			w->in_window[w->n_in_window - 1] ==
+				atomic_load(&t->recording);
+		w->n_in_window = 0;
+		if (w->cut && w->ready) {
+			if (profile_table_absorb(&w->past, w->cut)) {
+				win.failed = true;
+				continue;
+			}
+			profile_table_clear(w->cut);
+			memcpy(w->base, w->at_cut, sizeof(w->base));
+			w->cut = NULL;
+			w->ready = false;
+		} else if (w->cut && last) {
+			w->cut_written = true;
 		}
-		profile_table_clear(w->cut);
-		memcpy(w->base, w->at_cut, sizeof(w->base));
-		w->cut = NULL;
-		w->ready = false;
+		if (took_recording && !w->cut) {
+			switch_thread(t, true);
+			memcpy(w->base, w->at_cut, sizeof(w->base));
+		}
 	}
 	pthread_mutex_unlock(&runtime.lock);
 	pthread_mutex_unlock(&runtime.flush_lock);
@@ -164,8 +245,9 @@ static void fold_window(void)
 			     "windows (the profile at exit is complete)");
 }
 
-/* End the current window and write it. */
-static void cut(void)
+/* End the current window and write it; the @last one takes everything
+ * not in a window yet. */
+static void cut(bool last)
 {
 	char path[CONFIG_PATH_MAX] = "";
 	const char *why = NULL;
@@ -183,6 +265,8 @@ static void cut(void)
 	};
 	win.start_ns = window.end_ns;
 	switch_tables();
+	wait_left();
+	choose_tables(last);
 	int rc = runtime_write_window(&window, path, sizeof(path), &why);
 	if (rc && !win.said_unwritable) {
 		/* Once: a full disk would say it every few seconds. */
@@ -199,7 +283,7 @@ static void cut(void)
 	} else if (!rc) {
 		log_debug("window %lu written to %s", window.number, path);
 	}
-	fold_window();
+	fold_window(last);
 	pthread_mutex_unlock(&win.cut_lock);
 }
 
@@ -221,7 +305,7 @@ static void *writer_main(void *arg)
 		if (now < next)
 			continue;
 		pthread_mutex_unlock(&win.lock);
-		cut();
+		cut(false);
 		/* Windows missed (the machine slept) are not made up. */
 		next += config.interval_ns;
 		if (next <= now)
@@ -282,7 +366,7 @@ void window_writer_stop(bool final)
 		return;
 	pthread_join(win.thread, NULL);
 	if (final)
-		cut();
+		cut(true);
 }
 
 void window_writer_after_fork_child(void)

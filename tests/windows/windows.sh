@@ -1,5 +1,5 @@
 #!/bin/sh
-# windows.sh TRMS PROGRAM DIR - profiles while running (TRMS_INTERVAL):
+# windows.sh TRMS PROGRAM DIR STRESS - profiles while running (TRMS_INTERVAL):
 # the program (windows_prog.c: two threads, a fork, a region open at exit)
 # runs for about a second with windows every 0.1 s and costs in events.
 # Checked: several windows beside each process's profile, numbered from 1
@@ -8,9 +8,13 @@
 # process's profile at exit; `trms report DIR` leaves the windows out and
 # `trms report --windows DIR` shows them; the same under `trms run
 # --interval`; a window that cannot be written is said once and the run
-# goes on.
+# goes on.  Then STRESS (windows_stress.c: more threads than CPUs, busy
+# inside regions and between them, one ending and one starting half-way)
+# runs TRMS_WINDOWS_RUNS times (default 6) with a window every 0.05 s:
+# in every run the windows add up to the profile, tuple for tuple, and
+# each window but the last holds some thread's activations.
 set -u
-trms=$1 program=$2 dir=$3/windows-test
+trms=$1 program=$2 dir=$3/windows-test stress=$4
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
 failed=0
 check() { # check WHAT COMMAND...
@@ -86,6 +90,35 @@ check "unwritable windows: the program's status" [ $? -eq 0 ]
 n=$(grep -c 'cannot write window' "$dir/full.err")
 check "unwritable windows: said once per process ($n)" [ "$n" -le 2 ]
 check "unwritable windows: said" [ "$n" -ge 1 ]
+
+# Busy threads at every window boundary, run after run.
+stress_adds_up() { # stress_adds_up DIR
+	set -- "$1"/s.w*.trms
+	[ $# -ge 5 ] || { echo "only $# windows"; return 1; }
+	"$trms" merge -o "${1%/*}/merged" "$@" || return 1
+	"$trms" report --tuples "${1%/*}/merged" >"${1%/*}/merged.tuples" &&
+	"$trms" report --tuples "${1%/*}/s.trms" >"${1%/*}/s.tuples" ||
+		return 1
+	cmp -s "${1%/*}/merged.tuples" "${1%/*}/s.tuples" || {
+		diff "${1%/*}/merged.tuples" "${1%/*}/s.tuples" | head -n 6
+		return 1
+	}
+	last=$#
+	for w in "$@"; do
+		case $w in *.w$last.trms) continue ;; esac
+		grep -q '^tuple ' "$w" || { echo "$w: no activation"; return 1; }
+	done
+}
+runs=${TRMS_WINDOWS_RUNS:-6}
+bad=0
+for i in $(seq 1 "$runs"); do
+	mkdir "$dir/stress$i"
+	TRMS_INTERVAL=0.05 TRMS_OUTPUT="$dir/stress$i/s.trms" "$stress" 0.6 5 \
+		2>"$dir/stress$i/err" || { bad=$((bad + 1)); continue; }
+	stress_adds_up "$dir/stress$i" || bad=$((bad + 1))
+done
+check "busy threads: windows add up to the profile in $((runs - bad)) of $runs runs" \
+	[ "$bad" -eq 0 ]
 
 # Bad values: one clear message.
 TRMS_INTERVAL=0.001 "$program" 2>"$dir/bad.err" >/dev/null
