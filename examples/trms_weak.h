@@ -8,7 +8,10 @@
  * link succeeds with the symbols undefined and the dynamic linker binds
  * them at run time to the library that `trms run` (or
  * LD_PRELOAD=libtrms.so) loaded.  Without it they stay NULL: a program
- * checks TRMS_API_LOADED() before its first trms call.
+ * checks TRMS_API_LOADED() before its first trms call.  The header's
+ * inline forms read variables of the library's, which a program not
+ * linked with it cannot name: TRMS_NO_INLINE turns them off, and every
+ * call goes to the library.
  *
  * Built with -DTRMS_NO_ANNOTATIONS, the program has no annotation at all:
  * every region and access annotation compiles to nothing, for building it
@@ -18,6 +21,9 @@
 #ifndef TRMS_WEAK_H
 #define TRMS_WEAK_H
 
+#if defined(TRMS_PRELOAD_ONLY) && !defined(TRMS_NO_INLINE)
+#define TRMS_NO_INLINE
+#endif
 #include <trms.h>
 
 #if defined(TRMS_NO_ANNOTATIONS)

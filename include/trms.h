@@ -18,8 +18,19 @@
  *    turned off with trms_disable(), calls return 0 and record nothing.
  *  - A call made from a signal handler that interrupted another trms call
  *    on the same thread is ignored and returns -EBUSY.
+ *  - With GCC or Clang, trms_region_begin, trms_region_end, trms_read and
+ *    trms_write are inline functions (below) that decide without a call
+ *    what needs no measuring: an activation that is not measured
+ *    (TRMS_ACTIVATION_SAMPLE, TRMS_BUDGET, TRMS_PARTITION, TRMS_OFF) and
+ *    the accesses outside measured activations.  Such a call checks no
+ *    argument and returns 0.  Define TRMS_NO_INLINE before including this
+ *    header to call the library every time (a program that declares the
+ *    functions weak, to run without the library, must: see
+ *    examples/trms_weak.h).
  *
- * Exported symbols are exactly the functions declared here.
+ * Exported symbols are exactly the functions declared here and the two
+ * variables the inline functions read (trms_thread_gate_v1_ and
+ * trms_process_gate_v1_, below).
  */
 #ifndef TRMS_H
 #define TRMS_H
@@ -183,6 +194,162 @@ TRMS_API int trms_disable(void);
  */
 TRMS_API int trms_sampling_enable(void);
 TRMS_API int trms_sampling_disable(void);
+
+/*
+ * The inline forms (GCC and Clang, unless TRMS_NO_INLINE is defined).
+ *
+ * They read two variables of the library's, which are not an interface of
+ * their own: programs must not use them, and their layout is the one of
+ * this header's version ("v1"; a library with another layout exports them
+ * under another name, so that a program built against this header cannot
+ * run with it by mistake).  Only the library writes them.
+ *
+ * trms_thread_gate_v1_ (thread-local, initial-exec): the calling thread's
+ *   - off: nonzero when the library records nothing for this thread
+ *     (TRMS_OFF, secure execution, a thread past its exit): every call
+ *     returns 0 at once;
+ *   - quiet: bit 0, reads need not be recorded (no measured activation is
+ *     open on this thread); bit 1, nor writes, unless another thread
+ *     measures an activation that touched their memory (below);
+ *   - slot[]: for a few regions (by the address of their name), how many
+ *     of their next activations that begin outside any measured one are
+ *     not measured: such a begin only notes the name and the stack
+ *     pointer in name[] and sp[], top counting them (at most
+ *     TRMS_GATE_DEPTH_), and its end, finding its name on top (above
+ *     base, the activations the library keeps), only takes it off.
+ * trms_process_gate_v1_: measuring, the number of threads that have a
+ *   measured activation open now, and watched, a bitmap of the 1 MiB
+ *   blocks of memory such activations have touched: a write elsewhere
+ *   while they run changes nothing they measure.
+ *
+ * Zero everywhere (a thread the library has not seen yet) sends every
+ * call to the library, which then fills them in.
+ */
+#define TRMS_GATE_SLOTS_ 8
+#define TRMS_GATE_DEPTH_ 16
+#define TRMS_GATE_READS_ 1u
+#define TRMS_GATE_WRITES_ 2u
+
+struct trms_gate_slot_v1_ {
+	const char *name;
+	unsigned long skip;
+};
+
+struct trms_thread_gate_v1_ {
+	unsigned long off;
+	unsigned long quiet;
+	unsigned long top;
+	unsigned long base;
+	struct trms_gate_slot_v1_ slot[TRMS_GATE_SLOTS_];
+	const char *name[TRMS_GATE_DEPTH_];
+	unsigned long sp[TRMS_GATE_DEPTH_];
+};
+
+struct trms_process_gate_v1_ {
+	unsigned long measuring;
+	const unsigned long *watched;
+};
+
+/* The slot of the region named @name (64 - 3: eight slots). */
+#define TRMS_GATE_SLOT_(name)                                              \
+	((unsigned long)(((unsigned long long)(__SIZE_TYPE__)(name) *       \
+			  0x9e3779b97f4a7c15ull) >> 61))
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(TRMS_NO_INLINE)
+extern __thread struct trms_thread_gate_v1_ trms_thread_gate_v1_
+	__attribute__((tls_model("initial-exec")));
+extern struct trms_process_gate_v1_ trms_process_gate_v1_;
+
+/* The library's functions under other names, for the inline forms to
+ * call. */
+extern int trms_region_begin_call_(const char *name)
+	__asm__("trms_region_begin");
+extern int trms_region_end_call_(const char *name)
+	__asm__("trms_region_end");
+extern int trms_read_call_(const void *addr, size_t size)
+	__asm__("trms_read");
+extern int trms_write_call_(const void *addr, size_t size)
+	__asm__("trms_write");
+
+#define TRMS_INLINE_ \
+	extern __inline __attribute__((__always_inline__, __gnu_inline__))
+
+/* The caller's stack pointer, where the region begins among its frames. */
+#if defined(__x86_64__)
+#define TRMS_GATE_SP_(sp) __asm__("movq %%rsp, %0" : "=r"(sp))
+#elif defined(__aarch64__)
+#define TRMS_GATE_SP_(sp) __asm__("mov %0, sp" : "=r"(sp))
+#else
+#define TRMS_GATE_SP_(sp) ((sp) = (unsigned long)__builtin_frame_address(0))
+#endif
+
+TRMS_INLINE_ int trms_region_begin(const char *name)
+{
+	struct trms_thread_gate_v1_ *g = &trms_thread_gate_v1_;
+	struct trms_gate_slot_v1_ *s = &g->slot[TRMS_GATE_SLOT_(name)];
+	unsigned long top = g->top;
+
+	if (__builtin_expect(g->off != 0, 0))
+		return 0;
+	if (__builtin_expect(s->name == name && s->skip != 0 &&
+				     top < TRMS_GATE_DEPTH_,
+			     1)) {
+		unsigned long sp;
+		TRMS_GATE_SP_(sp);
+		s->skip--;
+		g->name[top] = name;
+		g->sp[top] = sp;
+		g->top = top + 1;
+		return 0;
+	}
+	return trms_region_begin_call_(name);
+}
+
+TRMS_INLINE_ int trms_region_end(const char *name)
+{
+	struct trms_thread_gate_v1_ *g = &trms_thread_gate_v1_;
+	unsigned long top = g->top;
+
+	if (__builtin_expect(g->off != 0, 0))
+		return 0;
+	if (__builtin_expect(top > g->base && g->name[top - 1] == name, 1)) {
+		g->top = top - 1;
+		return 0;
+	}
+	return trms_region_end_call_(name);
+}
+
+TRMS_INLINE_ int trms_read(const void *addr, size_t size)
+{
+	if (__builtin_expect(trms_thread_gate_v1_.quiet & TRMS_GATE_READS_, 1))
+		return 0;
+	return trms_read_call_(addr, size);
+}
+
+/* May a write of @size bytes at @addr go unrecorded? */
+TRMS_INLINE_ int trms_gate_write_free_(const void *addr, size_t size)
+{
+	const struct trms_process_gate_v1_ *p = &trms_process_gate_v1_;
+	unsigned long first = (unsigned long)(__SIZE_TYPE__)addr;
+	unsigned long last = first + size - 1;
+
+	if (__builtin_expect(p->measuring == 0, 1))
+		return 1;
+	if (size == 0 || last < first || (first >> 20) != (last >> 20) ||
+	    last >> 47)
+		return 0;
+	return !((p->watched[first >> 26] >> ((first >> 20) & 63)) & 1);
+}
+
+TRMS_INLINE_ int trms_write(const void *addr, size_t size)
+{
+	if (__builtin_expect(trms_thread_gate_v1_.quiet & TRMS_GATE_WRITES_,
+			     1) &&
+	    trms_gate_write_free_(addr, size))
+		return 0;
+	return trms_write_call_(addr, size);
+}
+#endif
 
 /*
  * Scoped regions (GCC and Clang).  Both forms end the region however the

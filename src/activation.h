@@ -77,7 +77,18 @@ static inline void activation_give_up_if_asked(struct trms_thread *t)
 		f->tag = 0;
 	}
 	s->measured_from = 0;
+	selection_measuring(s, false);
 	s->given_up++;
+}
+
+/* The frame of a measured activation could not be pushed: if it was the
+ * outermost measured one, nothing is measured after all. */
+static inline void activation_unmeasure_failed(struct trms_thread *t)
+{
+	if (t->sel.measured_from > t->engine.depth) {
+		t->sel.measured_from = 0;
+		selection_measuring(&t->sel, false);
+	}
 }
 
 /* Push the frame of an activation of region @id, measured or not as the
@@ -95,9 +106,8 @@ activation_push(struct trms_thread *t, uint32_t id, const void *key,
 			tag = 0; /* never recorded */
 	}
 	int rc = engine_call(&t->engine, id, tag, key, cfa, t->engine.events);
-	if (__builtin_expect(rc != 0, 0) &&
-	    t->sel.measured_from > t->engine.depth)
-		t->sel.measured_from = 0;
+	if (__builtin_expect(rc != 0, 0))
+		activation_unmeasure_failed(t);
 	return rc;
 }
 
@@ -157,8 +167,7 @@ activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
 		int rc = engine_call(&t->engine, id, tag, key, cfa,
 				     t->engine.events);
 		if (__builtin_expect(rc != 0, 0)) {
-			if (t->sel.measured_from > t->engine.depth)
-				t->sel.measured_from = 0;
+			activation_unmeasure_failed(t);
 			t->busy = false;
 			activation_engine_error("region begin", rc);
 			return rc;

@@ -29,8 +29,13 @@ struct trms_thread *call_enter_slow(int *rc)
 	if (!runtime_started())
 		runtime_start();
 	*rc = 0;
-	if (!runtime_active() || thread_is_gone())
+	if (!runtime_active() || thread_is_gone()) {
+		/* Nothing to record on this thread, ever: the inline forms
+		 * need not call again. */
+		if (runtime_started())
+			gate_thread_off();
 		return NULL;
+	}
 	if (attaching) {
 		*rc = -EBUSY;
 		return NULL;
@@ -183,7 +188,10 @@ static inline __attribute__((always_inline)) int region_begin(const char *name,
 }
 
 /* With only some activations measured (selection.h), a skipped one first,
- * in as little code as it takes: a frame of a few stores, no clock. */
+ * in as little code as it takes: noted on the gate's stack (its end is
+ * the program's own, trms.h), or a frame of a few stores; no clock.  The
+ * region gets its slot in the gate, if it has none: its next begins are
+ * the program's own. */
 static inline __attribute__((always_inline)) bool
 begin_skipped(const char *name, uintptr_t cfa)
 {
@@ -193,20 +201,53 @@ begin_skipped(const char *name, uintptr_t cfa)
 	if (!t || t->busy || !region_lookup_literal(&t->names, name, &id))
 		return false;
 	t->busy = true;
-	bool done = selection_skip(&t->sel, id, t->cost.excluded) &&
-		    engine_try_push_uncounted(&t->engine, id, name, cfa);
+	bool done = selection_skip(&t->sel, id, t->cost.excluded);
 	if (done)
+		done = gate_push(t->sel.gate, name, cfa) ||
+		       engine_try_push_uncounted(&t->engine, id, name, cfa);
+	if (done) {
 		t->sel.decided = SELECTION_UNDECIDED;
+		selection_slot_put(&t->sel, &t->sel.regions[id], id, name);
+	}
 	t->busy = false;
 	return done;
+}
+
+/* After a begin that the library measured or opened otherwise: the
+ * region's slot, if it has none yet (a literal only: the pointer alone
+ * must name it). */
+static void give_slot(const char *name)
+{
+	struct trms_thread *t = thread_current;
+	uint32_t id;
+
+	if (!t || t->busy || !gate_mode.begins ||
+	    !region_lookup_literal(&t->names, name, &id) ||
+	    id >= t->sel.capacity || !t->sel.regions[id].known ||
+	    t->sel.regions[id].slot)
+		return;
+	t->busy = true;
+	selection_slot_put(&t->sel, &t->sel.regions[id], id, name);
+	t->busy = false;
+}
+
+static __attribute__((noinline)) int begin_selected(const char *name,
+						    uintptr_t cfa)
+{
+	if (begin_skipped(name, cfa))
+		return 0;
+	int rc = region_begin(name, cfa);
+	if (!rc)
+		give_slot(name);
+	return rc;
 }
 
 int trms_region_begin(const char *name)
 {
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
 
-	if (__builtin_expect(selection.on, 0) && begin_skipped(name, cfa))
-		return 0;
+	if (__builtin_expect(selection.on, 0))
+		return begin_selected(name, cfa);
 	return region_begin(name, cfa);
 }
 
@@ -285,12 +326,34 @@ static __attribute__((noinline)) int end_general(const char *name,
 	return rc;
 }
 
+/* The end of an activation skipped on the gate's stack (the innermost
+ * one), for a program that calls the library for it (built without the
+ * inline forms, or with another name pointer): its name by text. */
+static __attribute__((noinline)) int end_on_gate(struct trms_thread_gate_v1_ *g,
+						 const char *name)
+{
+	const char *top = g->name[g->top - 1];
+
+	if (name && name != top && strcmp(name, top) != 0) {
+		log_client("trms_region_end(\"%s\"): the innermost open region "
+			   "is \"%s\"; nothing was closed",
+			   name, top);
+		return -EINVAL;
+	}
+	g->top--;
+	return 0;
+}
+
 /* As for begin, the common case on its own: @name the pointer the
  * innermost region began with, and an end whose time is not measured. */
 static inline __attribute__((always_inline)) int
 end_fast(const char *name, const bool is_timed)
 {
 	struct trms_thread *t = thread_current;
+
+	if (__builtin_expect(selection.on, 0) && t && !t->busy &&
+	    gate_has_open(t->sel.gate))
+		return end_on_gate(t->sel.gate, name);
 
 	/* Only skipped activations pending: no clock to stop. */
 	if (__builtin_expect(selection.on, 0) && t && !t->busy &&

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "sweep.h"
 #include "thread.h"
 
 /* call_enter when the thread's state is not simply there. */
@@ -140,22 +141,39 @@ call_access_stop(struct trms_thread *t, struct meter *m, bool timed)
 		meter_stop(t, m, COST_OP_ACCESS);
 }
 
+/* After an access by @t (busy) that returned @rc: a shadow grown enough
+ * is swept (sweep.h); an access the shadow had no room for leaves the
+ * activations pending inexact, so none of them is recorded. */
+static inline void call_access_done(struct trms_thread *t, int rc)
+{
+	if (__builtin_expect(rc == -ENOMEM, 0))
+		thread_drop_pending(t);
+	sweep_if_due(t);
+}
+
 /* One access of @size bytes at @addr by @t (busy), the engine's @op,
- * metered as above.  @return @op's. */
+ * metered as above; not made at all where no measured activation can
+ * depend on it (selection.h), and watched where one may (gate.h).
+ * @return @op's. */
 static inline __attribute__((always_inline)) int
 call_access(struct trms_thread *t, uintptr_t addr, size_t size,
 	    int (*op)(struct engine_thread *, uintptr_t, size_t))
 {
-	if (op == engine_read && selection_skips_reads(&t->sel))
+	if (op == engine_read ? selection_skips_reads(&t->sel)
+			      : selection_skips_write(&t->sel, addr, size))
 		return 0;
+	selection_watch(&t->sel, addr, size);
+	int rc;
 	if (!call_timed()) {
 		engine_count_event(&t->engine);
-		return op(&t->engine, addr, size);
+		rc = op(&t->engine, addr, size);
+	} else {
+		struct meter m;
+		call_access_start(t, &m, size, true);
+		rc = op(&t->engine, addr, size);
+		call_access_stop(t, &m, true);
 	}
-	struct meter m;
-	call_access_start(t, &m, size, true);
-	int rc = op(&t->engine, addr, size);
-	call_access_stop(t, &m, true);
+	call_access_done(t, rc);
 	return rc;
 }
 

@@ -63,6 +63,9 @@ struct __attribute__((aligned(16))) frame {
 	const void *key; /* the caller's, e.g. the name pointer it began with */
 	uintptr_t cfa;   /* the caller's stack pointer when it began (to place
 			    the region among the frames of a sampled stack) */
+	/* The caller's outer stack's base when the frame was pushed (see
+	 * struct engine_thread's outer_top). */
+	uint32_t outer_base;
 };
 
 /* A completed activation. */
@@ -108,11 +111,32 @@ struct engine {
 	 * compiled in, engine_fast.h); off: it stays ENGINE_FAST_OFF. */
 	atomic_bool fast_on;
 
+	/* Taken by a renumbering, and by engine_forget (which changes the
+	 * maps a renumbering walks). */
 	pthread_mutex_t renumber_lock;
-	atomic_bool renumber_pending;
+	/* What an operation must see to first: ENGINE_RENUMBERING while a
+	 * renumbering is pending, and above it the number of times memory
+	 * was forgotten (engine_forget, in steps of ENGINE_FORGOT), after
+	 * which a thread's cached chunks may have left their maps.  Each
+	 * thread compares it with what it saw last (attention_seen). */
+	atomic_uint attention;
 	atomic_ulong renumbers;
 	atomic_bool exhausted; /* renumbering could not make room: stopped */
+	/* Chunks taken out of their maps by engine_forget, given back to
+	 * the pool once no thread can hold them (forget.c); renumber_lock
+	 * held. */
+	struct engine_limbo {
+		struct limbo_chunk {
+			stamp_t *chunk;
+			unsigned attention; /* after their forgetting */
+		} *chunks;
+		size_t n, capacity;
+	} limbo;
+	atomic_size_t forgotten_bytes; /* shadow given back so far */
 };
+
+#define ENGINE_RENUMBERING 1u
+#define ENGINE_FORGOT 2u
 
 /*
  * A thread's state for the checks compiled into a program (engine_fast.h,
@@ -178,6 +202,19 @@ struct engine_thread {
 	struct engine_fast fast;
 	uint32_t owner_id; /* the thread's number in the engine's owners */
 	struct owners_memo owned; /* its last owner word looked up */
+	/* The engine's attention, less ENGINE_RENUMBERING, when this thread
+	 * last emptied its caches (written by the thread, read by others). */
+	unsigned attention_seen;
+	/* The thread's read-side state in liburcu-bp (its nesting of
+	 * critical sections), once it has made an operation: whether it is
+	 * inside one now (forget.c). */
+	const unsigned long *rcu_ctr;
+	/* A stack the caller keeps above this one's frames (the activations
+	 * the program's own code skips, gate.h), or NULL: each frame pushed
+	 * keeps *outer_base and sets it to *outer_top, so that *outer_base
+	 * tells which of the outer entries lie above the innermost frame;
+	 * each frame popped puts back the base it kept. */
+	unsigned long *outer_top, *outer_base;
 };
 
 /* See struct engine's fast_on; set before the threads that matter
@@ -330,6 +367,30 @@ static inline unsigned long engine_renumber_count(struct engine *e)
 	return atomic_load_explicit(&e->renumbers, memory_order_relaxed);
 }
 
+/* The cells of [@addr, @addr + @size) are forgotten: never accessed by
+ * any thread nor written, as if the memory were new (unmapped memory,
+ * mapped again).  Called by thread @self (or NULL), outside any
+ * operation; the shadow it no longer needs goes back to the pool once
+ * no thread can be using it.  (forget.c) */
+void engine_forget(struct engine *e, struct engine_thread *self,
+		   uintptr_t addr, size_t size);
+
+/* The same for @n ranges [start, end) at once. */
+struct engine_range {
+	uintptr_t start, end;
+};
+
+void engine_forget_ranges(struct engine *e, struct engine_thread *self,
+			  const struct engine_range *ranges, size_t n);
+
+/* Give back what engine_forget took, where no thread can hold it any
+ * more (called again by later forgets, and at a thread's end). */
+void engine_forget_reclaim(struct engine *e);
+
+/* @t (outside any operation, or its own operation's start) drops the
+ * chunks it cached, having seen the engine's attention at @attention. */
+void engine_thread_drop_caches(struct engine_thread *t, unsigned attention);
+
 /* Renumber every stamp of @e (DESIGN §3, last paragraph); called by an
  * operation that found the write clock exhausted, outside any operation.
  * @return 0, or -EOVERFLOW if even renumbering leaves no room. */
@@ -338,6 +399,23 @@ int engine_renumber(struct engine *e);
 /* engine_call when the stack must grow. */
 int engine_call_slow(struct engine_thread *t, uint32_t region, uint32_t tag,
 		     const void *key, uintptr_t cfa, uint64_t cost_now);
+
+/* The outer stack's entries so far lie below frame @f, being pushed. */
+static inline void engine_outer_push(struct engine_thread *t, struct frame *f)
+{
+	if (__builtin_expect(t->outer_base != NULL, 0)) {
+		f->outer_base = (uint32_t)*t->outer_base;
+		*t->outer_base = *t->outer_top;
+	}
+}
+
+/* Frame @f is popped: the outer entries below it lie on top again. */
+static inline void engine_outer_pop(struct engine_thread *t,
+				    const struct frame *f)
+{
+	if (__builtin_expect(t->outer_base != NULL, 0))
+		*t->outer_base = f->outer_base;
+}
 
 /* Push the frame of a new activation, not yet stamped (see
  * stamp_frames in trms.c).  A renumbering may be reading the stack: the
@@ -355,6 +433,7 @@ static inline void engine_push(struct engine_thread *t, uint32_t region,
 	f->cfa = cfa;
 	f->cost_start = cost_now;
 	f->trms = f->rms = f->induced_thread = f->induced_external = 0;
+	engine_outer_push(t, f);
 	t->unstamped++;
 	t->fast.top = ENGINE_FAST_OFF;
 	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELEASE);
@@ -403,6 +482,7 @@ static inline bool engine_try_push_uncounted(struct engine_thread *t,
 	f->tag = 0;
 	f->key = key;
 	f->cfa = cfa;
+	engine_outer_push(t, f);
 	t->fast.top = ENGINE_FAST_OFF;
 	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELEASE);
 	return true;
@@ -415,6 +495,7 @@ static inline void engine_drop(struct engine_thread *t)
 {
 	if (__builtin_expect(engine_tracer != NULL, 0))
 		engine_trace_return(t);
+	engine_outer_pop(t, &t->stack[t->depth]);
 	t->unstamped -= t->unstamped != 0;
 	t->fast.top = ENGINE_FAST_OFF;
 	__atomic_store_n(&t->depth, t->depth - 1, __ATOMIC_RELAXED);
@@ -435,6 +516,7 @@ static inline const struct frame *engine_pop(struct engine_thread *t)
 	parent->rms += f->rms;
 	parent->induced_thread += f->induced_thread;
 	parent->induced_external += f->induced_external;
+	engine_outer_pop(t, f);
 	/* The unstamped activations are the innermost ones. */
 	t->unstamped -= t->unstamped != 0;
 	t->fast.top = ENGINE_FAST_OFF;
@@ -536,14 +618,17 @@ static inline bool engine_try_read(struct engine_thread *t, uintptr_t addr,
 	stamp_t *own = shadow_cache_peek(&t->ts_cache, chunk);
 	if (__builtin_expect(!own, 0))
 		return false;
+	/* (Used only once the engine's attention is seen unchanged below:
+	 * a chunk forgotten meanwhile may have left its map.) */
 	size_t offset = first & (e->pool.chunk_cells - 1);
 	stamp_t *ts = own + offset;
 	size_t n = last - first + 1;
 	bool done = false;
 
 	rcu_read_lock();
-	if (__builtin_expect(!atomic_load_explicit(&e->renumber_pending,
-						   memory_order_relaxed) &&
+	if (__builtin_expect(atomic_load_explicit(&e->attention,
+						  memory_order_relaxed) ==
+					     t->attention_seen &&
 				     engine_stamp_top(t),
 			     1)) {
 		const stamp_t *wts = shadow_get_cached(

@@ -60,9 +60,11 @@ static void close_gone(struct trms_thread *t, uintptr_t sp, const void *keep,
 {
 	const struct frame *top;
 
+	/* (Regions skipped on the gate's stack are annotated ones, which
+	 * stop it as the engine's do.) */
 	while ((top = engine_top(&t->engine)) &&
 	       (top->cfa & FUNCTION_FRAME) && frame_sp(top) < sp &&
-	       top->key != keep)
+	       top->key != keep && !gate_has_open(t->sel.gate))
 		activation_close(t, timed, timed ? clock_ticks() : 0);
 }
 

@@ -65,11 +65,16 @@ struct transfer {
 	size_t bytes;
 };
 
-static int record_range(struct engine_thread *e, enum direction d,
+/* Data that leaves is read by the thread: a measured activation's
+ * memory is watched (gate.h); data that arrives is written by nobody's
+ * thread. */
+static int record_range(struct trms_thread *t, enum direction d,
 			const void *addr, size_t size)
 {
-	return d == ARRIVED ? engine_kwrite(e, (uintptr_t)addr, size)
-			    : engine_read(e, (uintptr_t)addr, size);
+	if (d == ARRIVED)
+		return engine_kwrite(&t->engine, (uintptr_t)addr, size);
+	selection_watch(&t->sel, (uintptr_t)addr, size);
+	return engine_read(&t->engine, (uintptr_t)addr, size);
 }
 
 static int record_transfer(struct trms_thread *t, enum direction d,
@@ -79,11 +84,11 @@ static int record_transfer(struct trms_thread *t, enum direction d,
 	int rc = 0;
 
 	if (!x->iov)
-		return record_range(&t->engine, d, x->buf, x->bytes);
+		return record_range(t, d, x->buf, x->bytes);
 	for (size_t i = 0; i < x->iovcnt && left && !rc; i++) {
 		size_t n = x->iov[i].iov_len < left ? x->iov[i].iov_len : left;
 		if (n)
-			rc = record_range(&t->engine, d, x->iov[i].iov_base, n);
+			rc = record_range(t, d, x->iov[i].iov_base, n);
 		left -= n;
 	}
 	return rc;
@@ -133,6 +138,7 @@ static __attribute__((noinline)) void record(enum direction d,
 		call_access_start(t, &m, x->bytes, timed);
 		rc = record_transfer(t, d, x);
 		call_access_stop(t, &m, timed);
+		call_access_done(t, rc);
 	}
 	if (d == ARRIVED) {
 		__atomic_store_n(&t->in_bytes, t->in_bytes + x->bytes,

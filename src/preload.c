@@ -13,6 +13,9 @@
 
 #include "annotated.h"
 #include "log.h"
+#include "memory_limit.h"
+#include "sweep.h"
+#include "vm.h"
 #include "output.h"
 #include "real.h"
 #include "run_link.h"
@@ -21,11 +24,11 @@
 #include "trace_write.h"
 #include "window_write.h"
 
-/* Within one page (it is 512 bytes): its locks, taken before a fork and
- * released after it on both sides, then cost each side one page copied,
- * not two. */
-struct runtime runtime __attribute__((aligned(512)));
-_Static_assert(sizeof(struct runtime) <= 512, "runtime fits its page");
+/* Within one page (it is 1 KiB at most): its locks, taken before a fork
+ * and released after it on both sides, then cost each side one page
+ * copied, not two. */
+struct runtime runtime __attribute__((aligned(1024)));
+_Static_assert(sizeof(struct runtime) <= 1024, "runtime fits its page");
 atomic_int runtime_state;
 
 uint64_t runtime_realtime_ns(void)
@@ -34,6 +37,17 @@ uint64_t runtime_realtime_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The limit of the library's memory, from TRMS_MEMORY_LIMIT. */
+static size_t memory_limit(void)
+{
+	if (config.memory_limit)
+		return (size_t)config.memory_limit;
+	size_t physical = memory_physical();
+	if (config.memory_limit_percent && physical)
+		return physical / 100 * config.memory_limit_percent;
+	return memory_limit_default();
 }
 
 static void go_inert(const char *why)
@@ -63,6 +77,7 @@ static void start_once(void)
 		config.budget_centi = 0;
 	}
 	selection_configure();
+	vm_set_limit(memory_limit());
 	output_init();
 	run_link_init();
 	engine_config.granularity = config.granularity;
@@ -71,6 +86,7 @@ static void start_once(void)
 		log_internal("cannot set up the engine; profiling disabled");
 		return go_inert(NULL);
 	}
+	sweep_init();
 	/* Until the program makes a second thread, writes need not take a
 	 * fresh value of the engine's write clock: the C library's own flag
 	 * says so, cleared by pthread_create before the thread exists

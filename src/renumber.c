@@ -212,7 +212,8 @@ int engine_renumber(struct engine *e)
 		rc = -EOVERFLOW;
 		goto out;
 	}
-	atomic_store_explicit(&e->renumber_pending, true, memory_order_relaxed);
+	atomic_fetch_or_explicit(&e->attention, ENGINE_RENUMBERING,
+				 memory_order_relaxed);
 	synchronize_rcu();
 	rc = renumber_quiescent(e);
 	if (rc == -EOVERFLOW) {
@@ -225,8 +226,8 @@ int engine_renumber(struct engine *e)
 		atomic_fetch_add_explicit(&e->renumbers, 1,
 					  memory_order_relaxed);
 	}
-	atomic_store_explicit(&e->renumber_pending, false,
-			      memory_order_release);
+	atomic_fetch_and_explicit(&e->attention, ~ENGINE_RENUMBERING,
+				  memory_order_release);
 out:
 	pthread_mutex_unlock(&e->renumber_lock);
 	return rc;

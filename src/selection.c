@@ -29,13 +29,17 @@ void selection_configure(void)
 	/* Partitions alone are exact to the last count, the kinds of
 	 * induced reads included: a thread's reads outside its measured
 	 * activations still stamp its cells (see docs/production.md). */
-	selection.outside_reads = config.activation_sample == 1 &&
-				  !selection.budget;
+	selection.outside_reads = (config.activation_sample == 1 &&
+				   !selection.budget) ||
+				  config.exact_kinds;
+	gate_configure(selection.on && !selection.outside_reads, selection.on);
 }
 
-void selection_thread_init(struct selection_thread *s, uint64_t seed)
+void selection_thread_init(struct selection_thread *s, uint64_t seed,
+			   struct trms_thread_gate_v1_ *gate)
 {
 	memset(s, 0, sizeof(*s));
+	s->gate = gate;
 	/* xorshift must not start at 0. */
 	s->rng = (seed * 0x9e3779b97f4a7c15ull) | 1;
 	/* The first candidate starts the first period (everything is
@@ -53,6 +57,7 @@ void selection_thread_fini(struct selection_thread *s)
 
 void selection_after_fork(struct selection_thread *s)
 {
+	selection_slots_sync(s);
 	for (uint32_t id = 0; id < s->capacity; id++)
 		s->regions[id].activations = s->regions[id].measured = 0;
 	/* The child's thread CPU clock starts at 0: a new period. */
@@ -124,8 +129,154 @@ struct selection_region *selection_region_setup(struct selection_thread *s,
 	struct selection_region *r = &s->regions[id];
 	r->member = partition_member(id);
 	r->threshold = r->member ? selection.threshold : 0;
+	r->countdown = selection_draw(s, r->threshold);
 	r->known = true;
 	return r;
+}
+
+/* ---- Countdowns ---- */
+
+/* ln(x) for x > 0, without libm (the library links none: one object
+ * fewer to load into every process), to about 1e-7: x = m 2^e with m in
+ * [1, 2), ln m from the series of atanh((m - 1) / (m + 1)). */
+static double ln(double x)
+{
+	union { double d; uint64_t u; } v = { x };
+	int e = (int)((v.u >> 52) & 0x7ff) - 1023;
+	v.u = (v.u & ((1ull << 52) - 1)) | (1023ull << 52);
+	double t = (v.d - 1) / (v.d + 1), t2 = t * t;
+	double series = t * (2 + t2 * (2.0 / 3 + t2 * (2.0 / 5 + t2 *
+			(2.0 / 7 + t2 * (2.0 / 9 + t2 * (2.0 / 11 +
+			t2 * (2.0 / 13)))))));
+	return e * 0.69314718055994530942 + series;
+}
+
+/* ln(1 - p) for 0 < p < 1, accurate for small p too. */
+static double ln_complement(double p)
+{
+	if (p > 0.125)
+		return ln(1 - p);
+	double sum = 0, power = p;
+	for (int k = 1; k <= 16; k++, power *= p)
+		sum += power / k;
+	return -sum;
+}
+
+static uint64_t next_random(struct selection_thread *s)
+{
+	/* xorshift64: random enough that periodic behaviour does not alias
+	 * with the choices, and a few instructions. */
+	uint64_t x = s->rng;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	s->rng = x;
+	return x;
+}
+
+/* The number of failures before the first success of trials that each
+ * succeed with probability p = @threshold / SELECTION_ALWAYS: floor(ln U /
+ * ln(1 - p)) for U uniform in (0, 1]. */
+uint64_t selection_draw(struct selection_thread *s, uint64_t threshold)
+{
+	if (threshold >= SELECTION_ALWAYS)
+		return 0;
+	if (threshold == 0)
+		return UINT64_MAX;
+	double p = (double)threshold / (double)SELECTION_ALWAYS;
+	double u = (double)((next_random(s) >> 11) + 1) * 0x1p-53;
+	double g = ln(u) / ln_complement(p);
+	return g >= 0x1p63 ? UINT64_MAX : (uint64_t)g;
+}
+
+/* ---- The gate's slots ---- */
+
+void selection_slot_sync(struct selection_thread *s, unsigned i)
+{
+	struct trms_gate_slot_v1_ *g = &s->gate->slot[i];
+	struct selection_slot *slot = &s->slots[i];
+	struct selection_region *r = &s->regions[slot->id];
+	uint64_t left = g->skip, taken = slot->set > left ? slot->set - left : 0;
+
+	if (taken > r->countdown)
+		taken = r->countdown;
+	r->countdown -= taken;
+	r->activations += taken;
+	r->period_candidates += taken;
+	slot->set = left;
+}
+
+void selection_slot_publish(struct selection_thread *s,
+			    const struct selection_region *r)
+{
+	unsigned i = r->slot - 1;
+
+	s->gate->slot[i].skip = s->slots[i].set =
+		s->measuring ? 0 : r->countdown;
+}
+
+void selection_slots_sync(struct selection_thread *s)
+{
+	for (unsigned i = 0; s->gate && i < TRMS_GATE_SLOTS_; i++)
+		if (s->gate->slot[i].name)
+			selection_slot_sync(s, i);
+}
+
+/* The slots' countdowns from their regions again (after the library
+ * changed them). */
+static void slots_publish(struct selection_thread *s)
+{
+	for (unsigned i = 0; s->gate && i < TRMS_GATE_SLOTS_; i++)
+		if (s->gate->slot[i].name)
+			selection_slot_publish(s,
+					       &s->regions[s->slots[i].id]);
+}
+
+/* Slot @i empty again, its region's countdown back with the library. */
+static void slot_free(struct selection_thread *s, unsigned i)
+{
+	struct trms_gate_slot_v1_ *g = &s->gate->slot[i];
+
+	if (!g->name)
+		return;
+	selection_slot_sync(s, i);
+	s->regions[s->slots[i].id].slot = 0;
+	g->skip = 0;
+	g->name = NULL;
+	s->slots[i].set = 0;
+}
+
+void selection_slot_put(struct selection_thread *s,
+			struct selection_region *r, uint32_t id,
+			const char *name)
+{
+	if (!s->gate || !gate_mode.begins || !name)
+		return;
+	unsigned i = (unsigned)TRMS_GATE_SLOT_(name);
+	struct trms_gate_slot_v1_ *g = &s->gate->slot[i];
+	if (r->slot != i + 1) {
+		slot_free(s, i);
+		if (r->slot)
+			slot_free(s, r->slot - 1);
+		g->name = name;
+		s->slots[i].id = id;
+		r->slot = (uint8_t)(i + 1);
+	}
+	selection_slot_publish(s, r);
+}
+
+void selection_measuring(struct selection_thread *s, bool on)
+{
+	if (s->measuring == on)
+		return;
+	/* Every begin calls while measuring: the slots give back their
+	 * countdowns, and take them again after. */
+	if (on)
+		selection_slots_sync(s);
+	s->measuring = on;
+	slots_publish(s);
+	if (s->gate)
+		gate_measuring(s->gate, on);
 }
 
 /* ---- TRMS_BUDGET ---- */
@@ -175,6 +326,7 @@ static double fair_level(const struct selection_thread *s, double avail)
 
 static void adapt(struct selection_thread *s, double avail)
 {
+	selection_slots_sync(s);
 	double level = fair_level(s, avail);
 
 	for (uint32_t id = 0; id < s->capacity; id++) {
@@ -196,12 +348,17 @@ static void adapt(struct selection_thread *s, double avail)
 			uint64_t t = (uint64_t)(p * (double)SELECTION_ALWAYS);
 			if (t < SELECTION_MIN_THRESHOLD)
 				t = SELECTION_MIN_THRESHOLD;
-			r->threshold = t > SELECTION_ALWAYS ? SELECTION_ALWAYS
-							    : t;
+			t = t > SELECTION_ALWAYS ? SELECTION_ALWAYS : t;
+			/* A countdown is drawn for a rate: a new rate, a
+			 * new countdown (the draws are memoryless). */
+			if (t != r->threshold)
+				r->countdown = selection_draw(s, t);
+			r->threshold = t;
 		}
 		r->period_candidates = r->period_chosen = 0;
 		r->period_ticks = 0;
 	}
+	slots_publish(s);
 }
 
 /* The next look after @begins in @elapsed_ns of a period: about when the

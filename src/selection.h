@@ -10,7 +10,12 @@
  *  - TRMS_PARTITION=I/K: only the regions whose name falls in part I.
  *
  * A candidate is an activation that begins while none of the thread's
- * pending activations is measured.  A measured activation is measured
+ * pending activations is measured.  Each region on each thread counts
+ * down the candidates to skip before its next measured one, drawn so
+ * that every candidate is measured with the region's probability,
+ * independently of the others (a geometric countdown): the gate's slots
+ * (gate.h) hold the countdowns of a few regions, so that the program's
+ * own code skips their candidates without a call.  A measured activation is measured
  * whole: every activation nested in it is measured too (those of regions
  * outside the partition are "silent": measured, so that their reads
  * reach the enclosing activations exactly as in a full run, but not
@@ -28,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gate.h"
 #include "region.h"
 
 /* A candidate is measured if 32 random bits are below the threshold. */
@@ -51,15 +57,28 @@ struct selection_region {
 	uint64_t activations; /* begun: measured or not */
 	uint64_t measured;    /* of them, measured (recorded if a member) */
 	uint64_t threshold;   /* out of SELECTION_ALWAYS */
+	/* Candidates to skip before the next measured one (with a slot,
+	 * the slot's is newer: selection_slot_sync). */
+	uint64_t countdown;
 	bool known;           /* set up (selection_region_setup) */
 	bool member;          /* in this process's partition */
+	uint8_t slot;         /* 1 + its slot in the gate, or 0 */
 	/* TRMS_BUDGET, over the current period: candidates, the chosen ones,
 	 * and the library's time inside the chosen ones (clock ticks). */
-	uint32_t period_candidates, period_chosen;
+	uint64_t period_candidates;
+	uint32_t period_chosen;
 	uint64_t period_ticks;
 	/* The library's time per chosen activation, a running average in
 	 * ticks (0: not known yet). */
 	uint64_t ticks_per_chosen;
+};
+
+/* What the library put in a slot of the gate: the region, and the
+ * countdown it left there (what the program took since is the
+ * difference). */
+struct selection_slot {
+	uint32_t id;
+	uint64_t set;
 };
 
 struct selection_thread {
@@ -67,6 +86,10 @@ struct selection_thread {
 	 * the profile writer may be reading it. */
 	struct selection_region *regions;
 	uint32_t capacity;
+	/* The thread's gate (gate.h), NULL if it has none, and its slots. */
+	struct trms_thread_gate_v1_ *gate;
+	struct selection_slot slots[TRMS_GATE_SLOTS_];
+	bool measuring; /* told the gate (gate_measuring) */
 	/* Index in the engine's stack of the outermost measured frame; 0:
 	 * none is pending. */
 	size_t measured_from;
@@ -128,8 +151,10 @@ extern struct selection_settings selection;
 /* From the configuration, at start. */
 void selection_configure(void);
 
-/* Set up @s for a new thread (@seed differs between threads). */
-void selection_thread_init(struct selection_thread *s, uint64_t seed);
+/* Set up @s for a new thread (@seed differs between threads), whose gate
+ * is @gate (or NULL). */
+void selection_thread_init(struct selection_thread *s, uint64_t seed,
+			   struct trms_thread_gate_v1_ *gate);
 
 /* Give back @s's memory (in a child after fork, for the threads that
  * are not there). */
@@ -156,7 +181,57 @@ selection_region(struct selection_thread *s, uint32_t id)
  * measured activations.  @excluded: the thread's excluded ticks now. */
 void selection_budget_check(struct selection_thread *s, uint64_t excluded);
 
-/* Whether a candidate of @r is measured. */
+/* A countdown for a region measured with probability @threshold out of
+ * SELECTION_ALWAYS: the number of candidates before the next measured
+ * one (selection.c). */
+uint64_t selection_draw(struct selection_thread *s, uint64_t threshold);
+
+/* Fold what the program took from slot @i since the library last looked
+ * into its region's counts. */
+void selection_slot_sync(struct selection_thread *s, unsigned i);
+
+/* The same for every slot. */
+void selection_slots_sync(struct selection_thread *s);
+
+/* Put region @r (of id @id, named by the literal @name, or NULL) in its
+ * slot of the gate, with its countdown (0 while the thread measures: the
+ * program then calls for every begin). */
+void selection_slot_put(struct selection_thread *s,
+			struct selection_region *r, uint32_t id,
+			const char *name);
+
+/* The candidates of @r the program skipped in its slot since the library
+ * last synced it (for the profile's writer, from another thread: the
+ * gate is read while its thread runs, which only lowers the skip). */
+static inline uint64_t selection_slot_taken(const struct selection_thread *s,
+					    const struct selection_region *r)
+{
+	const struct trms_thread_gate_v1_ *g = s->gate;
+	unsigned slot = __atomic_load_n(&r->slot, __ATOMIC_RELAXED);
+
+	if (!g || !slot)
+		return 0;
+	uint64_t set = __atomic_load_n(&s->slots[slot - 1].set,
+				       __ATOMIC_RELAXED);
+	uint64_t left = __atomic_load_n(&g->slot[slot - 1].skip,
+					__ATOMIC_RELAXED);
+	return set > left ? set - left : 0;
+}
+
+/* @r's slot (it has one) takes @r's countdown again, after the library
+ * changed it (0 while the thread measures). */
+void selection_slot_publish(struct selection_thread *s,
+			    const struct selection_region *r);
+
+/* The region's countdown is the library's again (its slot synced). */
+static inline void selection_slot_take(struct selection_thread *s,
+				       struct selection_region *r)
+{
+	if (r->slot)
+		selection_slot_sync(s, r->slot - 1);
+}
+
+/* Whether a candidate of @r is measured: its countdown, or a new one. */
 static inline bool selection_pick(struct selection_thread *s,
 				  struct selection_region *r,
 				  uint64_t excluded)
@@ -168,15 +243,19 @@ static inline bool selection_pick(struct selection_thread *s,
 	}
 	if (r->threshold >= SELECTION_ALWAYS)
 		return true;
-	/* xorshift64: random enough that periodic behaviour does not
-	 * alias with the choices, and a few instructions. */
-	uint64_t x = s->rng;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	s->rng = x;
-	return (x >> 32) < r->threshold;
+	bool skip = r->countdown != 0;
+	if (skip)
+		r->countdown--;
+	else
+		r->countdown = selection_draw(s, r->threshold);
+	if (r->slot)
+		selection_slot_publish(s, r);
+	return !skip;
 }
+
+/* The thread starts (@on) or stops measuring: the gate is told, and its
+ * slots let no begin through while it measures. */
+void selection_measuring(struct selection_thread *s, bool on);
 
 /* A candidate of @r was chosen: the outermost measured activation, at
  * depth + 1. */
@@ -185,6 +264,7 @@ static inline void selection_chosen(struct selection_thread *s,
 				    uint64_t excluded)
 {
 	s->measured_from = depth + 1;
+	selection_measuring(s, true);
 	s->excluded_at_open = excluded;
 	if (selection.budget)
 		r->period_chosen++;
@@ -201,6 +281,7 @@ static inline bool selection_skip(struct selection_thread *s, uint32_t id,
 	if (s->measured_from || id >= s->capacity || !s->regions[id].known)
 		return false;
 	struct selection_region *r = &s->regions[id];
+	selection_slot_take(s, r);
 	r->activations++;
 	bool skip = !selection_pick(s, r, excluded);
 	s->decided = skip ? SELECTION_DECIDED_SKIP : SELECTION_DECIDED_MEASURE;
@@ -238,6 +319,8 @@ static inline enum selection_kind selection_begin(struct selection_thread *s,
 		selection_chosen(s, r, depth, excluded);
 		return SELECTION_MEASURED;
 	}
+	if (!s->measured_from)
+		selection_slot_take(s, r);
 	r->activations++;
 	if (s->measured_from) {
 		/* (Inside a measured activation, begins are counted too: a
@@ -263,6 +346,7 @@ static inline void selection_end(struct selection_thread *s, uint32_t id,
 	if (depth >= s->measured_from)
 		return;
 	s->measured_from = 0;
+	selection_measuring(s, false);
 	if (selection.budget && id < s->capacity) {
 		s->regions[id].period_ticks += excluded - s->excluded_at_open;
 		s->period_inside += excluded - s->excluded_at_open;
@@ -299,6 +383,22 @@ selection_measuring_among_skipped(const struct selection_thread *s)
 static inline bool selection_skips_reads(const struct selection_thread *s)
 {
 	return selection.on && !selection.outside_reads && !s->measured_from;
+}
+
+/* Nor a write of @size bytes at @addr: no other thread's measured
+ * activation has touched its memory (gate.h). */
+static inline bool selection_skips_write(const struct selection_thread *s,
+					 uintptr_t addr, size_t size)
+{
+	return selection_skips_reads(s) && gate_write_free(addr, size);
+}
+
+/* The thread measures: the memory it touches is watched (gate.h). */
+static inline void selection_watch(const struct selection_thread *s,
+				   uintptr_t addr, size_t size)
+{
+	if (s->measuring)
+		gate_watch(addr, size);
 }
 
 #endif

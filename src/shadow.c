@@ -53,10 +53,19 @@ void shadow_pool_fini(struct shadow_pool *pool)
 
 static void account(struct shadow_pool *pool, size_t bytes, bool add)
 {
-	if (add)
-		atomic_fetch_add_explicit(&pool->bytes_in_use, bytes,
-					  memory_order_relaxed);
-	else
+	if (add) {
+		size_t now = atomic_fetch_add_explicit(&pool->bytes_in_use,
+						       bytes,
+						       memory_order_relaxed) +
+			     bytes;
+		size_t at = atomic_load_explicit(&pool->sweep_at,
+						 memory_order_relaxed);
+		if (at && now > at &&
+		    !atomic_load_explicit(&pool->sweep_due,
+					  memory_order_relaxed))
+			atomic_store_explicit(&pool->sweep_due, true,
+					      memory_order_relaxed);
+	} else
 		atomic_fetch_sub_explicit(&pool->bytes_in_use, bytes,
 					  memory_order_relaxed);
 }
@@ -117,8 +126,9 @@ static stamp_t *chunk_take(struct shadow_pool *pool)
 static void chunk_give_back(struct shadow_pool *pool, stamp_t *chunk)
 {
 	account(pool, pool->chunk_bytes, false);
-	if (atomic_load_explicit(&pool->idle_count, memory_order_relaxed) >=
-	    pool->idle_max) {
+	if (!__atomic_load_n(&pool->keep_mapped, __ATOMIC_RELAXED) &&
+	    atomic_load_explicit(&pool->idle_count, memory_order_relaxed) >=
+		    pool->idle_max) {
 		vm_free(chunk, pool->chunk_bytes);
 		return;
 	}
@@ -264,6 +274,47 @@ void shadow_for_each_chunk(const struct shadow_map *m,
 	struct chunk_visit visit = { fn, ctx, 0 };
 
 	table_for_each(m->primary, PRIMARY_SLOTS, visit_secondary, &visit);
+}
+
+void shadow_pool_give_back(struct shadow_pool *pool, stamp_t *chunk)
+{
+	chunk_give_back(pool, chunk);
+}
+
+void shadow_for_each_chunk_in(struct shadow_map *m, uintptr_t first,
+			      uintptr_t last,
+			      void (*fn)(void *ctx, uintptr_t index,
+					 shadow_slot *slot, stamp_t *chunk),
+			      void *ctx)
+{
+	if (last >> (SHADOW_PRIMARY_BITS + SHADOW_SECONDARY_BITS))
+		last = ((uintptr_t)1 << (SHADOW_PRIMARY_BITS +
+					 SHADOW_SECONDARY_BITS)) - 1;
+	for (uintptr_t p = first >> SHADOW_SECONDARY_BITS;
+	     p <= last >> SHADOW_SECONDARY_BITS; p++) {
+		shadow_slot *secondary = shadow_slot_load(m->primary, p);
+		if (!secondary)
+			continue;
+		atomic_ulong *used = table_used(secondary, SECONDARY_SLOTS);
+		uintptr_t base = p << SHADOW_SECONDARY_BITS;
+		size_t from = first > base ? first - base : 0;
+		size_t to = last - base < SECONDARY_SLOTS - 1
+				    ? last - base
+				    : SECONDARY_SLOTS - 1;
+		for (size_t s = from; s <= to; s++) {
+			/* A word of the bitmap with nothing in use: skipped
+			 * whole. */
+			if (s % ULONG_BITS == 0 && s + ULONG_BITS - 1 <= to &&
+			    !atomic_load_explicit(&used[s / ULONG_BITS],
+						  memory_order_acquire)) {
+				s += ULONG_BITS - 1;
+				continue;
+			}
+			stamp_t *chunk = shadow_slot_load(secondary, s);
+			if (chunk)
+				fn(ctx, base | s, &secondary[s], chunk);
+		}
+	}
 }
 
 static void release_chunk(void *ctx, size_t s, void *chunk)

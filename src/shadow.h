@@ -45,7 +45,15 @@ struct shadow_pool {
 	struct cds_lfs_stack idle; /* discarded chunks ready for reuse */
 	atomic_size_t idle_count;
 	size_t idle_max;
+	/* Idle chunks are never unmapped: code compiled with inline checks
+	 * (engine_fast.h) may read a chunk it looked up a moment before the
+	 * chunk left its map. */
+	bool keep_mapped;
 	atomic_size_t bytes_in_use; /* tables and chunks held by maps */
+	/* Past this many bytes in use, sweep_due is set: the shadow may
+	 * hold memory that was unmapped unseen (the caller looks). */
+	atomic_size_t sweep_at;
+	atomic_bool sweep_due;
 };
 
 /* A level of the map: slots pointing to the next level, followed by one
@@ -181,5 +189,24 @@ void shadow_for_each_chunk(const struct shadow_map *m,
 			   void (*fn)(void *ctx, uintptr_t index,
 				      stamp_t *chunk),
 			   void *ctx);
+
+/* Call @fn for every chunk of @m numbered @first to @last, with the slot
+ * that holds it (which @fn may empty: shadow_unlink), in address order;
+ * ranges of the map that hold nothing cost nothing. */
+void shadow_for_each_chunk_in(struct shadow_map *m, uintptr_t first,
+			      uintptr_t last,
+			      void (*fn)(void *ctx, uintptr_t index,
+					 shadow_slot *slot, stamp_t *chunk),
+			      void *ctx);
+
+/* Empty @slot: its chunk belongs to the caller, who gives it back to the
+ * pool (shadow_pool_give_back) once no thread can be using it. */
+static inline void shadow_unlink(shadow_slot *slot)
+{
+	atomic_store_explicit(slot, NULL, memory_order_release);
+}
+
+/* A chunk no map holds and no thread uses, back to @pool. */
+void shadow_pool_give_back(struct shadow_pool *pool, stamp_t *chunk);
 
 #endif

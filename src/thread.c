@@ -76,6 +76,26 @@ void thread_close_all(struct trms_thread *t)
 		thread_record(t, f, now > f->cost_start ? now - f->cost_start : 0,
 			      config.cost == COST_NS);
 	}
+	/* And those skipped on the gate's stack, which record nothing. */
+	if (t->sel.gate)
+		t->sel.gate->top = t->sel.gate->base = 0;
+	if (t->sel.measured_from) {
+		t->sel.measured_from = 0;
+		selection_measuring(&t->sel, false);
+	}
+}
+
+void thread_drop_pending(struct trms_thread *t)
+{
+	uint64_t dropped = 0;
+
+	for (size_t i = 1; i <= t->engine.depth; i++) {
+		struct frame *f = &t->engine.stack[i];
+		dropped += f->tag != 0;
+		f->tag = 0;
+	}
+	__atomic_store_n(&t->incomplete, t->incomplete + dropped,
+			 __ATOMIC_RELAXED);
 }
 
 /* The end of @t, the calling thread's state, for the library: its open
@@ -96,10 +116,15 @@ static void thread_end(struct trms_thread *t,
 		t->functions = NULL;
 	}
 	pthread_mutex_lock(&runtime.lock);
+	/* The gate is thread-local: gone with the thread, so no one may
+	 * read it after (the profile writer does so under this lock). */
+	selection_slots_sync(&t->sel);
+	t->sel.gate = NULL;
 	t->dead = true;
 	pthread_mutex_unlock(&runtime.lock);
 	thread_current = NULL;
 	self_gone = true;
+	gate_thread_off();
 }
 
 static void stop_sampling(struct trms_thread *t)
@@ -130,20 +155,56 @@ bool thread_exclude_ticks(void *owner, uint64_t ticks)
 	return true;
 }
 
+/* The activations skipped on @t's gate stack from entry @from to @to
+ * (those whose names the thread's cache knows), into @out from @n. */
+static unsigned gate_regions(const struct trms_thread *t, unsigned long from,
+			     unsigned long to, struct sampler_region *out,
+			     unsigned n, unsigned max)
+{
+	const struct trms_thread_gate_v1_ *g = t->sel.gate;
+
+	if (to > TRMS_GATE_DEPTH_)
+		to = TRMS_GATE_DEPTH_;
+	for (unsigned long i = from; i < to && n < max; i++) {
+		uint32_t id;
+		if (region_lookup_literal(&t->names, g->name[i], &id)) {
+			out[n].region = id;
+			out[n].cfa = g->sp[i];
+			n++;
+		}
+	}
+	return n;
+}
+
 unsigned thread_open_regions(void *owner, struct sampler_region *out,
 			     unsigned max)
 {
 	const struct trms_thread *t = owner;
 	size_t depth = __atomic_load_n(&t->engine.depth, __ATOMIC_RELAXED);
 	const struct frame *stack = t->engine.stack;
+	const struct trms_thread_gate_v1_ *g = t->sel.gate;
+	bool outer = g && t->engine.outer_base;
 	unsigned n = 0;
 
-	/* Frame 0 is the sentinel under the outermost activation. */
-	for (size_t i = 1; i <= depth && n < max; i++, n++) {
+	/* Frame 0 is the sentinel under the outermost activation.  The
+	 * gate's entries between frames i - 1 and i are those from the base
+	 * frame i found to the base frame i + 1 found (or the gate's base,
+	 * above the innermost): struct engine_thread's outer_base. */
+	for (size_t i = 1; i <= depth && n < max; i++) {
+		if (outer)
+			n = gate_regions(t, stack[i].outer_base,
+					 i < depth ? stack[i + 1].outer_base
+						   : g->base,
+					 out, n, max);
+		if (n >= max)
+			break;
 		out[n].region = stack[i].region;
 		/* Bit 0 marks a function's frame (function_hooks.c). */
 		out[n].cfa = stack[i].cfa & ~(uintptr_t)1;
+		n++;
 	}
+	if (outer)
+		n = gate_regions(t, g->base, g->top, out, n, max);
 	return n;
 }
 
@@ -213,7 +274,12 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 		profile_table_init(&t->windows->past);
 	}
 	thread_cost_defaults(t);
-	selection_thread_init(&t->sel, clock_ticks() ^ (uintptr_t)t);
+	struct trms_thread_gate_v1_ *gate = gate_thread_open();
+	selection_thread_init(&t->sel, clock_ticks() ^ (uintptr_t)t, gate);
+	if (gate_mode.begins) {
+		t->engine.outer_top = &gate->top;
+		t->engine.outer_base = &gate->base;
+	}
 	if (origin) {
 		t->has_creator = origin->has_creator;
 		t->creator = origin->creator;
@@ -282,6 +348,7 @@ void thread_after_fork_child(void)
 		vm_free(t, sizeof(*t));
 	}
 	runtime.next_ordinal = 0;
+	gate_after_fork_child(self && self->sel.measuring);
 	if (!self)
 		return;
 	profile_table_fini(&self->profile); /* and empty */

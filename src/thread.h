@@ -80,6 +80,9 @@ struct trms_thread {
 	 * itself calls) must not touch the thread's state. */
 	bool busy;
 	uint64_t lookup_slow_ticks; /* time spent registering region names */
+	/* Activations not recorded: an access inside them found no memory
+	 * for its shadow (thread_drop_pending). */
+	uint64_t incomplete;
 	uint32_t ordinal; /* 0 for the main thread, then creation order */
 	char name[THREAD_NAME_MAX + 1]; /* under runtime.lock */
 	/* Creation context: the creating thread and the regions it had open
@@ -303,5 +306,10 @@ static inline size_t thread_tables(const struct trms_thread *t,
 /* Close all of the calling thread's open activations, recording them as
  * ended now. */
 void thread_close_all(struct trms_thread *t);
+
+/* An access of @t's could not be recorded (no memory for its shadow):
+ * none of its pending activations will be recorded, their input being
+ * incomplete; counted (thread's incomplete). */
+void thread_drop_pending(struct trms_thread *t);
 
 #endif

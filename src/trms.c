@@ -39,7 +39,7 @@ int engine_init(struct engine *e, const struct engine_config *config)
 	pthread_mutex_init(&e->threads_lock, NULL);
 	CDS_INIT_LIST_HEAD(&e->threads);
 	pthread_mutex_init(&e->renumber_lock, NULL);
-	atomic_init(&e->renumber_pending, false);
+	atomic_init(&e->attention, 0);
 	atomic_init(&e->renumbers, 0);
 	atomic_init(&e->exhausted, false);
 	atomic_init(&e->single_writer, NULL);
@@ -84,6 +84,14 @@ int engine_thread_init(struct engine *e, struct engine_thread *t)
 	 * every real stamp is above it. */
 	t->now = 1;
 	fast_reset(&t->fast);
+	/* The calling thread's read-side state in liburcu-bp, registered by
+	 * its first critical section (engine_forget looks at it). */
+	rcu_read_lock();
+	t->rcu_ctr = &URCU_TLS(urcu_bp_reader)->ctr;
+	t->attention_seen = atomic_load_explicit(&e->attention,
+						 memory_order_acquire) &
+			    ~ENGINE_RENUMBERING;
+	rcu_read_unlock();
 	t->owner_id = atomic_fetch_add_explicit(&e->owner_ids, 1,
 						memory_order_relaxed) + 1;
 	if (!t->owner_id || t->owner_id == OWNERS_SHARED)
@@ -108,34 +116,52 @@ void engine_thread_fini(struct engine_thread *t)
 	t->unstamped = 0;
 	/* (Its own stamps are gone: no slot may point at them.) */
 	fast_reset(&t->fast);
+	/* What the limbo kept for this thread's sake is free now. */
+	engine_forget_reclaim(e);
+}
+
+void engine_thread_drop_caches(struct engine_thread *t, unsigned attention)
+{
+	shadow_cache_reset(&t->ts_cache);
+	shadow_cache_reset(&t->wts_cache);
+	fast_reset(&t->fast);
+	__atomic_store_n(&t->attention_seen, attention, __ATOMIC_RELEASE);
 }
 
 /*
  * Operations run inside an RCU read-side critical section.  A renumbering
- * raises renumber_pending and waits for a grace period: afterwards no
+ * raises ENGINE_RENUMBERING and waits for a grace period: afterwards no
  * operation is in flight, and every operation that starts sees the flag and
- * waits on renumber_lock until the stamps are consistent again.
+ * waits on renumber_lock until the stamps are consistent again.  Memory
+ * forgotten (engine_forget) changes the attention too: the operation's
+ * thread first drops the chunks it cached, which may have left their maps.
  */
-static __attribute__((noinline)) void op_wait_then_begin(struct engine *e)
+static __attribute__((noinline)) void op_attend(struct engine_thread *t)
 {
+	struct engine *e = t->engine;
+
 	for (;;) {
+		unsigned a = atomic_load_explicit(&e->attention,
+						  memory_order_acquire);
+		if ((a & ~ENGINE_RENUMBERING) != t->attention_seen)
+			engine_thread_drop_caches(t, a & ~ENGINE_RENUMBERING);
+		if (!(a & ENGINE_RENUMBERING))
+			return;
 		rcu_read_unlock();
 		pthread_mutex_lock(&e->renumber_lock);
 		pthread_mutex_unlock(&e->renumber_lock);
 		rcu_read_lock();
-		if (!atomic_load_explicit(&e->renumber_pending,
-					  memory_order_relaxed))
-			return;
 	}
 }
 
-static inline void op_begin(struct engine *e)
+static inline void op_begin(struct engine_thread *t)
 {
 	rcu_read_lock();
-	if (__builtin_expect(atomic_load_explicit(&e->renumber_pending,
-						  memory_order_relaxed),
+	if (__builtin_expect(atomic_load_explicit(&t->engine->attention,
+						  memory_order_relaxed) !=
+				     t->attention_seen,
 			     0))
-		op_wait_then_begin(e);
+		op_attend(t);
 }
 
 static inline void op_end(void)
@@ -209,7 +235,7 @@ static int op_begin_access(struct engine_thread *t, uint64_t *g)
 	int rc;
 
 	do {
-		op_begin(e);
+		op_begin(t);
 		rc = stamp_frames(t);
 		if (!rc && g)
 			rc = take_g_or_renumber(e, g);
@@ -285,7 +311,7 @@ static int call_untraced(struct engine_thread *t, uint32_t region,
 
 	/* Growing may move the stack, which a renumbering reads: it has to
 	 * happen inside an operation. */
-	op_begin(t->engine);
+	op_begin(t);
 	if (t->depth + 1 >= t->capacity)
 		rc = grow_stack(t);
 	if (!rc)
@@ -678,7 +704,7 @@ void engine_fast_refresh(struct engine_thread *t, uintptr_t addr)
 	 * thread is the only one that could renumber. */
 	bool alone = write_at_now(t, false);
 	if (!alone)
-		op_begin(e);
+		op_begin(t);
 	if (!t->unstamped && addr < SHADOW_ADDR_LIMIT) {
 		struct engine_fast_slot *s =
 			&f->slot[chunk & (ENGINE_FAST_SLOTS - 1)];

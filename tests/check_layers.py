@@ -17,15 +17,18 @@ TOP_LAYER = {
     # the engine: stamps, cells, shadow memory, who touched which chunk,
     # renumbering, tuples, names
     'stamp': 1, 'cells': 1, 'shadow': 1, 'owners': 1, 'engine': 1, 'trms': 1,
+    'forget': 1,
     'renumber': 1, 'profile': 1, 'region': 1, 'cost': 1,
     'function_cache': 1, 'engine_fast': 1,
     # each thread's state, and the process's
-    'runtime': 3, 'thread': 3, 'selection': 3,
+    'runtime': 3, 'thread': 3, 'selection': 3, 'gate': 3,
+    'sweep': 3,
     # the API, calibration and the hooks
     'api': 5, 'call': 5, 'calibrate': 5, 'hooks': 5, 'annotated': 5,
     'activation': 5, 'function_hooks': 5, 'access_hooks': 5,
     'memory_hooks': 5,
     'blocking_hooks': 5, 'io_hooks': 5, 'loader_hooks': 5,
+    'mapping_hooks': 5,
     'process_hooks': 5, 'pthread_hooks': 5, 'sandbox_hooks': 5,
     'signal_hooks': 5,
     # compiled into programs by trms cc's plugin, not into the library

@@ -290,6 +290,51 @@ static int apply_sample_trap(struct config *c, const char *value)
 	return apply_flag(value, &c->sample_trap);
 }
 
+static int apply_exact_kinds(struct config *c, const char *value)
+{
+	return apply_flag(value, &c->exact_kinds);
+}
+
+/* "auto", N with an optional K, M, G or T (powers of 1024), or P%
+ * (1 to 100) of the machine's memory. */
+static int apply_memory_limit(struct config *c, const char *value)
+{
+	uint64_t n = 0;
+	const char *s = value;
+
+	c->memory_limit = 0;
+	c->memory_limit_percent = 0;
+	if (!strcmp(value, "auto"))
+		return 0;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return -EINVAL;
+		n = n * 10 + (uint64_t)(*s - '0');
+	}
+	if (!strcmp(s, "%")) {
+		if (n < 1 || n > 100)
+			return -EINVAL;
+		c->memory_limit_percent = (unsigned)n;
+		return 0;
+	}
+	static const char units[] = "KMGT";
+	const char *unit = *s ? strchr(units, *s) : NULL;
+	if (*s && (!unit || s[1]))
+		return -EINVAL;
+	for (int shift = unit ? 10 * (int)(unit - units + 1) : 0; shift;
+	     shift -= 10) {
+		if (n > UINT64_MAX >> 10)
+			return -EINVAL;
+		n <<= 10;
+	}
+	if (n < ((uint64_t)1 << 20))
+		return -EINVAL;
+	c->memory_limit = n;
+	return 0;
+}
+
 /* Every setting; `trms run` offers those with a run option as options of
  * its own, which set the variable (see config_run_option). */
 static const struct config_setting settings[] = {
@@ -394,6 +439,26 @@ static const struct config_setting settings[] = {
 	    "keep the library under P% of each thread's CPU time by "
 	    "measuring fewer activations" },
 	  apply_budget },
+	{ "TRMS_EXACT_KINDS", "0 or 1",
+	  "with TRMS_ACTIVATION_SAMPLE or TRMS_BUDGET, 1: record every read "
+	  "and write outside measured activations too, so that each "
+	  "measured activation's induced reads have exactly the kinds "
+	  "(thread, external) of a full run; 0: skip them, which changes "
+	  "no measured trms, rms or cost (see docs/production.md)",
+	  "0", { 0 }, apply_exact_kinds },
+	{ "TRMS_MEMORY_LIMIT",
+	  "auto, a size of 1M or more (bytes, or with K, M, G or T: powers "
+	  "of 1024), or a percentage of the machine's memory (1% to 100%)",
+	  "the most memory the library may hold in the process (its shadow "
+	  "memory above all): past it, it measures nothing that needs more "
+	  "and says in the profile what it left out; auto: a quarter of the "
+	  "machine's memory or of the process's control group's limit, and "
+	  "an eighth of what RLIMIT_AS and RLIMIT_DATA leave, whichever is "
+	  "least (see docs/production.md)",
+	  "auto", { 0, "memory-limit", "SIZE",
+		    "the most memory the library may hold in each process "
+		    "(default auto; see TRMS_MEMORY_LIMIT)" },
+	  apply_memory_limit },
 	{ "TRMS_PARTITION", "I/K, 1 <= I <= K <= 1024, or empty",
 	  "measure only the regions in part I of K (by a hash of the "
 	  "name): K processes share the work, and `trms merge` of their K "

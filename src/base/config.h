@@ -39,6 +39,13 @@ struct config {
 	unsigned budget_centi;      /* TRMS_BUDGET in 1/100 %; 0: none */
 	unsigned partition_index;   /* 1..partition_count */
 	unsigned partition_count;   /* 1: no partition */
+	/* TRMS_EXACT_KINDS: record every access outside measured
+	 * activations too, so that induced reads keep their exact kinds. */
+	bool exact_kinds;
+	/* TRMS_MEMORY_LIMIT: bytes, or 0 for the default (memory_limit.h);
+	 * memory_limit_percent: of the machine's memory instead, if set. */
+	uint64_t memory_limit;
+	unsigned memory_limit_percent;
 	uint64_t interval_ns; /* TRMS_INTERVAL: 0 for no windows */
 	bool tracing;         /* TRMS_TRACE names a file (trace[0] != 0) */
 	char run_socket[640]; /* see TRMS_RUN_SOCKET (run_link.h) */

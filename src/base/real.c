@@ -108,6 +108,13 @@ static void resolve_once(void)
 	LOOK_UP_VERSION(pthread_cond_timedwait, "pthread_cond_timedwait",
 			"GLIBC_2.3.2");
 	LOOK_UP(dlopen, "dlopen");
+	LOOK_UP(mmap, "mmap");
+	LOOK_UP(mmap64, "mmap64");
+	LOOK_UP(munmap, "munmap");
+	LOOK_UP(mremap, "mremap");
+	LOOK_UP(madvise, "madvise");
+	LOOK_UP(brk, "brk");
+	LOOK_UP(sbrk, "sbrk");
 	LOOK_UP(dl_iterate_phdr, "dl_iterate_phdr");
 }
 

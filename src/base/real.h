@@ -120,6 +120,15 @@ struct real_functions {
 	int (*accept4)(int, struct sockaddr *, socklen_t *, int);
 	int (*connect)(int, const struct sockaddr *, socklen_t);
 	void *(*dlopen)(const char *, int);
+
+	/* memory mapped and unmapped: its shadow goes (mapping_hooks.c) */
+	void *(*mmap)(void *, size_t, int, int, int, off_t);
+	void *(*mmap64)(void *, size_t, int, int, int, off_t);
+	int (*munmap)(void *, size_t);
+	void *(*mremap)(void *, size_t, size_t, int, ...);
+	int (*madvise)(void *, size_t, int);
+	int (*brk)(void *);
+	void *(*sbrk)(intptr_t);
 	int (*dl_iterate_phdr)(int (*)(struct dl_phdr_info *, size_t, void *),
 			       void *);
 };

@@ -20,6 +20,30 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+/* Memory straight from the kernel: the library exports mmap, munmap and
+ * madvise too (mapping_hooks.c), whose hooks its own memory must not go
+ * through. */
+static inline void *sys_mmap(void *addr, size_t n, int prot, int flags,
+			     int fd, off_t offset)
+{
+	return (void *)syscall(SYS_mmap, addr, n, prot, flags, fd, offset);
+}
+
+static inline int sys_munmap(void *addr, size_t n)
+{
+	return (int)syscall(SYS_munmap, addr, n);
+}
+
+static inline int sys_madvise(void *addr, size_t n, int advice)
+{
+	return (int)syscall(SYS_madvise, addr, n, advice);
+}
+
+static inline void *sys_mremap(void *addr, size_t old, size_t n, int flags)
+{
+	return (void *)syscall(SYS_mremap, addr, old, n, flags);
+}
+
 static inline ssize_t sys_read(int fd, void *buf, size_t n)
 {
 	return syscall(SYS_read, fd, buf, n);

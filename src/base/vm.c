@@ -4,9 +4,109 @@
 #define _GNU_SOURCE
 #include "vm.h"
 
+#include <stdatomic.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include "sys.h"
+
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer learns that unmapped memory is new when mapped again
+ * only from its own versions of mmap and munmap: a build with it takes
+ * those (the next definitions after the library's hooks), not the raw
+ * system calls. */
+#include <dlfcn.h>
+
+static void *tsan_mmap(void *a, size_t n, int prot, int flags, int fd,
+		       off_t off)
+{
+	static void *(*next)(void *, size_t, int, int, int, off_t);
+	void *(*fn)(void *, size_t, int, int, int, off_t) =
+		__atomic_load_n(&next, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(
+			RTLD_NEXT, "mmap");
+		__atomic_store_n(&next, fn, __ATOMIC_RELEASE);
+	}
+	return fn(a, n, prot, flags, fd, off);
+}
+
+static int tsan_munmap(void *a, size_t n)
+{
+	static int (*next)(void *, size_t);
+	int (*fn)(void *, size_t) = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
+		__atomic_store_n(&next, fn, __ATOMIC_RELEASE);
+	}
+	return fn(a, n);
+}
+
+static void *tsan_mremap(void *a, size_t from, size_t to, int flags)
+{
+	void *q = tsan_mmap(NULL, to, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			    0);
+
+	(void)flags;
+	if (q == MAP_FAILED)
+		return q;
+	memcpy(q, a, from < to ? from : to);
+	tsan_munmap(a, from);
+	return q;
+}
+
+#define sys_mmap tsan_mmap
+#define sys_munmap tsan_munmap
+#define sys_mremap tsan_mremap
+#endif
+
+/* What the library holds, and the most it may (0: no limit). */
+static atomic_size_t mapped, limit;
+static atomic_ulong refusals;
+
+void vm_set_limit(size_t bytes)
+{
+	atomic_store_explicit(&limit, bytes, memory_order_relaxed);
+}
+
+size_t vm_limit(void)
+{
+	return atomic_load_explicit(&limit, memory_order_relaxed);
+}
+
+size_t vm_mapped_bytes(void)
+{
+	return atomic_load_explicit(&mapped, memory_order_relaxed);
+}
+
+unsigned long vm_refusals(void)
+{
+	return atomic_load_explicit(&refusals, memory_order_relaxed);
+}
+
+/* Take @bytes more of the limit; false (nothing taken) past it. */
+static bool take(size_t bytes)
+{
+	size_t cap = atomic_load_explicit(&limit, memory_order_relaxed);
+	size_t had = atomic_fetch_add_explicit(&mapped, bytes,
+					       memory_order_relaxed);
+
+	if (!cap || had + bytes <= cap)
+		return true;
+	atomic_fetch_sub_explicit(&mapped, bytes, memory_order_relaxed);
+	atomic_fetch_add_explicit(&refusals, 1, memory_order_relaxed);
+	return false;
+}
+
+static void give(size_t bytes)
+{
+	atomic_fetch_sub_explicit(&mapped, bytes, memory_order_relaxed);
+}
 
 #ifdef TRMS_FAULT_INJECTION
 #include <errno.h>
@@ -59,33 +159,46 @@ static size_t round_to_pages(size_t size)
 
 void *vm_alloc(size_t size)
 {
-	if (injected_failure())
-		return NULL;
-	void *p = mmap(NULL, round_to_pages(size), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t bytes = round_to_pages(size);
 
-	return p == MAP_FAILED ? NULL : p;
+	if (injected_failure() || !take(bytes))
+		return NULL;
+	void *p = sys_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p != MAP_FAILED)
+		return p;
+	give(bytes);
+	return NULL;
 }
 
 void vm_free(void *p, size_t size)
 {
-	if (p)
-		munmap(p, round_to_pages(size));
+	if (!p)
+		return;
+	sys_munmap(p, round_to_pages(size));
+	give(round_to_pages(size));
 }
 
 void *vm_resize(void *p, size_t old_size, size_t new_size)
 {
-	if (injected_failure())
-		return NULL;
-	void *q = mremap(p, round_to_pages(old_size), round_to_pages(new_size),
-			 MREMAP_MAYMOVE);
+	size_t from = round_to_pages(old_size), to = round_to_pages(new_size);
 
-	return q == MAP_FAILED ? NULL : q;
+	if (injected_failure() || (to > from && !take(to - from)))
+		return NULL;
+	void *q = sys_mremap(p, from, to, MREMAP_MAYMOVE);
+	if (q == MAP_FAILED) {
+		if (to > from)
+			give(to - from);
+		return NULL;
+	}
+	if (to < from)
+		give(from - to);
+	return q;
 }
 
 void vm_discard(void *p, size_t size)
 {
-	madvise(p, round_to_pages(size), MADV_DONTNEED);
+	sys_madvise(p, round_to_pages(size), MADV_DONTNEED);
 }
 
 #ifndef MADV_POPULATE_WRITE
@@ -98,5 +211,5 @@ void vm_populate(void *p, size_t size)
 	uintptr_t from = (uintptr_t)p & ~(page - 1);
 	uintptr_t to = ((uintptr_t)p + size + page - 1) & ~(page - 1);
 
-	madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+	sys_madvise((void *)from, to - from, MADV_POPULATE_WRITE);
 }

@@ -36,6 +36,17 @@ void vm_populate(void *p, size_t size);
 
 size_t vm_page_size(void);
 
+/* The most the library may hold mapped, in bytes (0: no limit): past it,
+ * vm_alloc and vm_resize fail as the kernel's refusal would.  Set at
+ * start from TRMS_MEMORY_LIMIT (memory_limit.h). */
+void vm_set_limit(size_t bytes);
+size_t vm_limit(void);
+
+/* What the library holds mapped now, and how many requests the limit
+ * refused so far. */
+size_t vm_mapped_bytes(void);
+unsigned long vm_refusals(void);
+
 /* For a large zero-initialised static buffer: kept apart from the small
  * variables, in x86-64's section for large data (after .bss), so that
  * those share the few pages a short process touches instead of lying

@@ -173,7 +173,8 @@ static void write_activations(struct profile_writer *w,
 	for (uint32_t id = 0; id < capacity; id++) {
 		const struct selection_region *r = &regions[id];
 		uint64_t all = __atomic_load_n(&r->activations,
-					       __ATOMIC_RELAXED);
+					       __ATOMIC_RELAXED) +
+			       selection_slot_taken(&t->sel, r);
 		uint64_t measured = __atomic_load_n(&r->measured,
 						    __ATOMIC_RELAXED);
 		if (r->known && r->member && measured < all)

@@ -41,9 +41,11 @@ clang=$work/bin/clang-fake
 export FAKE_LOG="$work/log"
 unset FAKE_PID FAKE_SIGNAL FAKE_STATUS TRMS_CC TRMS_CXX
 
-gcc_flags="-finstrument-functions
+gcc_flags="-DTRMS_NO_INLINE
+-finstrument-functions
 -finstrument-functions-exclude-file-list=/usr/include/,/usr/lib/gcc/"
-clang_flags="-finstrument-functions-after-inlining"
+clang_flags="-DTRMS_NO_INLINE
+-finstrument-functions-after-inlining"
 gcc_full="-fsanitize=kernel-address
 --param
 asan-instrumentation-with-call-threshold=0

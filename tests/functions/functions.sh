@@ -467,19 +467,27 @@ for cc in gcc clang; do
 	inline_same "wf4-$cc" "$work/wf-$cc" "$words"
 
 	# Measuring one function activation in 3 (docs/production.md):
-	# every tuple one the full run has (longjmps and threads included).
+	# every tuple one the full run has (longjmps and threads included),
+	# and with TRMS_EXACT_KINDS=1 its induced reads too.
 	for p in fn-$cc full-$cc wf-$cc; do
 		arg=
 		[ "$p" = "wf-$cc" ] && arg=$words
 		TRMS_COST=events TRMS_SAMPLE_HZ=0 TRMS_GRANULARITY=4 \
-			TRMS_ACTIVATION_SAMPLE=3 TRMS_OUTPUT="$work/$p-s3.trms" \
-			"$work/$p" $arg >/dev/null || fail "$p, 1 in 3: exit status"
-		TRMS_COST=events TRMS_SAMPLE_HZ=0 TRMS_GRANULARITY=4 \
 			TRMS_OUTPUT="$work/$p-all.trms" "$work/$p" $arg \
 			>/dev/null || fail "$p: exit status"
-		python3 "$src/../selection/compare.py" "$work/$p-all.trms" \
-			"$work/$p-s3.trms" >"$work/$p-s3.compare" ||
-			fail "$p, 1 in 3: $(cat "$work/$p-s3.compare")"
+		for kinds in 0 1; do
+			TRMS_COST=events TRMS_SAMPLE_HZ=0 TRMS_GRANULARITY=4 \
+				TRMS_ACTIVATION_SAMPLE=3 TRMS_EXACT_KINDS=$kinds \
+				TRMS_OUTPUT="$work/$p-s3-$kinds.trms" \
+				"$work/$p" $arg >/dev/null ||
+				fail "$p, 1 in 3: exit status"
+			flag=
+			[ $kinds = 1 ] && flag=--kinds
+			python3 "$src/../selection/compare.py" $flag \
+				"$work/$p-all.trms" "$work/$p-s3-$kinds.trms" \
+				>"$work/$p-s3.compare" ||
+				fail "$p, 1 in 3 (kinds $kinds): $(cat "$work/$p-s3.compare")"
+		done
 	done
 
 	# A profile written at _exit names no function itself (it reads

@@ -4,9 +4,9 @@
 # events, no sampling), checked by compare.py against a run that
 # measures every activation:
 #  - TRMS_ACTIVATION_SAMPLE=10 and 100, one thread and two: every tuple
-#    is one the full run has, its costs and induced reads exactly the
-#    full run's; a flat region is measured about 1 time in N (within 5
-#    standard deviations);
+#    is one the full run has, its costs exactly the full run's, and with
+#    TRMS_EXACT_KINDS=1 its induced reads too; a flat region is measured
+#    about 1 time in N (within 5 standard deviations);
 #  - TRMS_PARTITION=I/3 for I = 1, 2, 3: `trms merge` of the three is the
 #    full run, tuple for tuple; so is what `trms run --partitions 3`
 #    merges;
@@ -42,6 +42,10 @@ for mode in single threads; do
 	done
 	$compare "$work/$mode-full.trms" "$work/$mode-s10.trms" \
 		"$work/$mode-s100.trms" || fail "$mode: sampled runs"
+	run "$mode-s10k" TRMS_ACTIVATION_SAMPLE=10 TRMS_EXACT_KINDS=1 \
+		"$prog" "$mode" $rounds
+	$compare --kinds "$work/$mode-full.trms" "$work/$mode-s10k.trms" ||
+		fail "$mode: sampled runs, exact kinds"
 	for i in 1 2 3; do
 		run "$mode-p$i" TRMS_PARTITION=$i/3 "$prog" "$mode" $rounds
 	done

@@ -9,11 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The most arguments added: fourteen before the user's (GCC: two, the
- * exclusion, seven for --trms-full, its plugin; Clang: one, five for its
- * plugin, eight for the plugin's two options), eight after (the wrapped
- * functions, the library between two, and -rpath through -Xlinker). */
-#define ADDED 22
+/* The most arguments added: fifteen before the user's (the define that
+ * makes trms.h's annotations calls; GCC: two, the exclusion, seven for
+ * --trms-full, its plugin; Clang: one, five for its plugin, eight for
+ * the plugin's two options), eight after (the wrapped functions, the
+ * library between two, and -rpath through -Xlinker). */
+#define ADDED 23
 
 /* The linker's run-time search path for the library's directory, so the
  * program runs as it is.  -Wl, splits at commas: a directory with one
@@ -97,8 +98,10 @@ static int clang_plugin(const struct cc_plan *p, struct cc_argv *a,
 	return n;
 }
 
-/* The flags before the user's arguments.  @return how many, or -ENOMEM. */
-static int instrument(const struct cc_plan *p, struct cc_argv *a, char **out)
+/* The compiler's own flags before the user's arguments.  @return how
+ * many, or -ENOMEM. */
+static int instrument_flags(const struct cc_plan *p, struct cc_argv *a,
+			    char **out)
 {
 	if (p->family == CC_CLANG) {
 		out[0] = CC_CLANG_FLAGS;
@@ -124,6 +127,14 @@ static int instrument(const struct cc_plan *p, struct cc_argv *a, char **out)
 		return -ENOMEM;
 	out[n] = a->owned[0] = s;
 	return n + 1;
+}
+
+/* The flags before the user's arguments.  @return how many, or -ENOMEM. */
+static int instrument(const struct cc_plan *p, struct cc_argv *a, char **out)
+{
+	out[0] = CC_NO_INLINE;
+	int n = instrument_flags(p, a, out + 1);
+	return n < 0 ? n : 1 + n;
 }
 
 int cc_argv_build(const struct cc_plan *p, int argc, char *const *args,
