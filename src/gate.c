@@ -6,7 +6,8 @@
 #include "gate.h"
 
 #include <string.h>
-#include <sys/mman.h>
+
+#include "vm.h"
 
 #define EXPORT_DATA __attribute__((visibility("default")))
 
@@ -24,13 +25,10 @@ void gate_configure(bool reads, bool begins)
 		return;
 	gate_mode.quiet = TRMS_GATE_READS_;
 	/* 16 MiB of address space, of which only the pages for memory that
-	 * measured activations touch are ever written: mapped apart from
-	 * the library's accounted memory (vm.h), as it costs nothing
-	 * resident until then. */
-	void *watched = mmap(NULL, GATE_WATCHED_WORDS * sizeof(unsigned long),
-			     PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (watched == MAP_FAILED)
+	 * measured activations touch are ever written (vm_reserve). */
+	void *watched =
+		vm_reserve(GATE_WATCHED_WORDS * sizeof(unsigned long));
+	if (!watched)
 		return; /* writes stay recorded, every one */
 	trms_process_gate_v1_.watched = watched;
 	gate_mode.quiet |= TRMS_GATE_WRITES_;

@@ -92,7 +92,7 @@ static void *installed(struct owners *o, owners_slot *slot, size_t bytes)
 
 	if (have)
 		return have;
-	void *fresh = vm_alloc(bytes);
+	void *fresh = vm_alloc_bulk(bytes);
 	if (!fresh)
 		return NULL;
 	if (atomic_compare_exchange_strong_explicit(slot, &have, fresh,

@@ -72,7 +72,7 @@ static void account(struct shadow_pool *pool, size_t bytes, bool add)
 
 static shadow_slot *table_new(struct shadow_pool *pool, size_t slots)
 {
-	shadow_slot *t = vm_alloc(table_bytes(slots));
+	shadow_slot *t = vm_alloc_bulk(table_bytes(slots));
 
 	if (t)
 		account(pool, table_bytes(slots), true);
@@ -115,7 +115,7 @@ static stamp_t *chunk_take(struct shadow_pool *pool)
 		memset(node, 0, sizeof(*node));
 		chunk = (stamp_t *)node;
 	} else {
-		chunk = vm_alloc(pool->chunk_bytes);
+		chunk = vm_alloc_bulk(pool->chunk_bytes);
 		if (!chunk)
 			return NULL;
 	}

@@ -13,7 +13,7 @@
 
 #include "thread.h"
 
-#define SWEEP_MIN_GROWTH ((size_t)64 << 20)
+#define SWEEP_MIN_GROWTH ((size_t)32 << 20)
 
 /* At start: the first look once the shadow holds SWEEP_MIN_GROWTH. */
 void sweep_init(void);

@@ -91,7 +91,7 @@ void thread_drop_pending(struct trms_thread *t)
 
 	for (size_t i = 1; i <= t->engine.depth; i++) {
 		struct frame *f = &t->engine.stack[i];
-		dropped += f->tag != 0;
+		dropped += f->tag != 0 && f->region != REGION_CALIBRATION;
 		f->tag = 0;
 	}
 	__atomic_store_n(&t->incomplete, t->incomplete + dropped,

@@ -406,6 +406,82 @@ START_TEST(shadow_bytes_follow_use)
 }
 END_TEST
 
+/* Memory forgotten (unmapped, then mapped again) is new to every pending
+ * activation of every thread: read again, it counts again, in trms and
+ * rms, and it is nobody's write any more (not induced). */
+START_TEST(forgotten_memory_is_new)
+{
+	struct engine e;
+	struct engine_thread a, b;
+	struct engine_config c = { 4, 0 };
+	struct activation out;
+	static char buf[3 << 16] __attribute__((aligned(1 << 16)));
+	uintptr_t at = (uintptr_t)buf;
+
+	ck_assert_int_eq(engine_init(&e, &c), 0);
+	ck_assert_int_eq(engine_thread_init(&e, &a), 0);
+	ck_assert_int_eq(engine_thread_init(&e, &b), 0);
+	ck_assert_int_eq(engine_call(&a, 0, 0, NULL, 0, 0), 0);
+	/* 64 cells in a chunk of their own, 16 at the end of another. */
+	ck_assert_int_eq(engine_read(&a, at + (1 << 16), 256), 0);
+	ck_assert_int_eq(engine_read(&a, at + (1 << 16) - 64, 64), 0);
+	ck_assert_int_eq(engine_write(&b, at + (1 << 16), 256), 0);
+	/* b forgets the whole second chunk (its chunks leave the maps)
+	 * and 8 cells of the first (zeroed in place). */
+	engine_forget(&e, &b, at + (1 << 16) - 32, (1 << 16) + 32);
+	ck_assert_int_eq(engine_read(&a, at + (1 << 16), 256), 0);
+	ck_assert_int_eq(engine_read(&a, at + (1 << 16) - 64, 64), 0);
+	ck_assert_int_eq(engine_return(&a, 0, &out), 0);
+	/* First 64 + 16 cells, then all 64 again and the 8 forgotten of
+	 * the 16; b's write was forgotten with them: nothing induced. */
+	ck_assert_uint_eq(out.trms, 64 + 16 + 64 + 8);
+	ck_assert_uint_eq(out.rms, 64 + 16 + 64 + 8);
+	ck_assert_uint_eq(out.induced_thread, 0);
+	/* Once both threads have left: every chunk of the limbo back (the
+	 * second chunk's in the write stamps, a's and b's own). */
+	engine_forget_reclaim(&e);
+	ck_assert_uint_eq(e.limbo.n, 0);
+	ck_assert_uint_eq(atomic_load(&e.forgotten_bytes),
+			  3 * (65536 / 4) * sizeof(stamp_t));
+	engine_thread_fini(&a);
+	engine_thread_fini(&b);
+	engine_fini(&e);
+}
+END_TEST
+
+/* A chunk forgotten while another thread is inside an operation stays in
+ * the limbo until that thread has left it. */
+START_TEST(forgotten_chunk_waits_for_readers)
+{
+	struct engine e;
+	struct engine_thread a;
+	struct engine_config c = { 4, 0 };
+	static char buf[2 << 16] __attribute__((aligned(1 << 16)));
+
+	ck_assert_int_eq(engine_init(&e, &c), 0);
+	ck_assert_int_eq(engine_thread_init(&e, &a), 0);
+	ck_assert_int_eq(engine_read(&a, (uintptr_t)buf, 1 << 16), 0);
+	/* As if a were inside an operation (its liburcu-bp nesting), and
+	 * had not seen the forgetting. */
+	rcu_read_lock();
+	engine_forget(&e, NULL, (uintptr_t)buf, 1 << 16);
+	ck_assert_uint_eq(e.limbo.n, 1); /* a's own: no write stamps yet */
+	engine_forget_reclaim(&e);
+	ck_assert_uint_eq(e.limbo.n, 1);
+	rcu_read_unlock();
+	engine_forget_reclaim(&e);
+	ck_assert_uint_eq(e.limbo.n, 0);
+	/* The cells read after it are new. */
+	ck_assert_int_eq(engine_call(&a, 0, 0, NULL, 0, 0), 0);
+	ck_assert_int_eq(engine_read(&a, (uintptr_t)buf, 64), 0);
+	struct activation out;
+	ck_assert_int_eq(engine_return(&a, 0, &out), 0);
+	ck_assert_uint_eq(out.trms, 16);
+	engine_thread_fini(&a);
+	engine_fini(&e);
+}
+END_TEST
+
 START_TEST(deep_nesting_grows_stack)
 {
 	struct engine e;
@@ -442,6 +518,8 @@ static Suite *engine_suite(void)
 	suite_add_tcase(s, worked);
 	tcase_set_timeout(units, 120);
 	tcase_add_test(units, granularity_counts_cells);
+	tcase_add_test(units, forgotten_memory_is_new);
+	tcase_add_test(units, forgotten_chunk_waits_for_readers);
 	tcase_add_test(units, range_across_chunks);
 	tcase_add_test(units, first_access_charged_to_each_ancestor);
 	tcase_add_test(units, renumbering_keeps_results);

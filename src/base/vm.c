@@ -65,8 +65,9 @@ static void *tsan_mremap(void *a, size_t from, size_t to, int flags)
 #define sys_mremap tsan_mremap
 #endif
 
-/* What the library holds, and the most it may (0: no limit). */
-static atomic_size_t mapped, limit;
+/* What the library holds, the most it held, and the most it may (0: no
+ * limit). */
+static atomic_size_t mapped, peak, limit;
 static atomic_ulong refusals;
 
 void vm_set_limit(size_t bytes)
@@ -89,18 +90,52 @@ unsigned long vm_refusals(void)
 	return atomic_load_explicit(&refusals, memory_order_relaxed);
 }
 
-/* Take @bytes more of the limit; false (nothing taken) past it. */
-static bool take(size_t bytes)
+size_t vm_peak_bytes(void)
+{
+	return atomic_load_explicit(&peak, memory_order_relaxed);
+}
+
+/* Take @bytes more of the limit, less @reserve of it; false (nothing
+ * taken) past it. */
+static bool take_below(size_t bytes, size_t reserve)
 {
 	size_t cap = atomic_load_explicit(&limit, memory_order_relaxed);
 	size_t had = atomic_fetch_add_explicit(&mapped, bytes,
 					       memory_order_relaxed);
 
-	if (!cap || had + bytes <= cap)
+	cap = cap > reserve ? cap - reserve : (cap ? 1 : 0);
+	if (!cap || had + bytes <= cap) {
+		size_t top = atomic_load_explicit(&peak, memory_order_relaxed);
+		while (had + bytes > top &&
+		       !atomic_compare_exchange_weak_explicit(
+			       &peak, &top, had + bytes, memory_order_relaxed,
+			       memory_order_relaxed))
+			;
 		return true;
+	}
 	atomic_fetch_sub_explicit(&mapped, bytes, memory_order_relaxed);
 	atomic_fetch_add_explicit(&refusals, 1, memory_order_relaxed);
 	return false;
+}
+
+static void give(size_t bytes);
+
+static bool take(size_t bytes)
+{
+	return take_below(bytes, 0);
+}
+
+/* The part of the limit that memory growing with the program's data
+ * (shadow memory) leaves to the rest: the library's bookkeeping, its
+ * profile, go on when the shadow has reached its part. */
+static size_t bulk_reserve(void)
+{
+	size_t cap = atomic_load_explicit(&limit, memory_order_relaxed);
+	size_t r = cap / 8;
+
+	return r < VM_RESERVE_MIN ? (cap / 2 < VM_RESERVE_MIN ? cap / 2
+							       : VM_RESERVE_MIN)
+				  : r;
 }
 
 static void give(size_t bytes)
@@ -169,6 +204,34 @@ void *vm_alloc(size_t size)
 		return p;
 	give(bytes);
 	return NULL;
+}
+
+void *vm_alloc_bulk(size_t size)
+{
+	size_t bytes = round_to_pages(size);
+
+	if (injected_failure() || !take_below(bytes, bulk_reserve()))
+		return NULL;
+	void *p = sys_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p != MAP_FAILED)
+		return p;
+	give(bytes);
+	return NULL;
+}
+
+void *vm_reserve(size_t size)
+{
+	void *p = sys_mmap(NULL, round_to_pages(size), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void vm_free_reserved(void *p, size_t size)
+{
+	if (p)
+		sys_munmap(p, round_to_pages(size));
 }
 
 void vm_free(void *p, size_t size)

@@ -16,6 +16,21 @@
  * so large reservations cost only address space until used. */
 void *vm_alloc(size_t size);
 
+/* vm_alloc for a table of a fixed, bounded size that the library fills
+ * as it goes (the loaded objects' names): address space, kept out of
+ * the limit, whose pages count only once written.  Freed with
+ * vm_free_reserved. */
+void *vm_reserve(size_t size);
+void vm_free_reserved(void *p, size_t size);
+
+/* vm_alloc for memory that grows with the program's data (shadow
+ * memory): it stops short of the limit by a reserve (an eighth of it, at
+ * least VM_RESERVE_MIN), which the library's bookkeeping and its profile
+ * keep.  Given back with vm_free. */
+void *vm_alloc_bulk(size_t size);
+
+#define VM_RESERVE_MIN ((size_t)8 << 20)
+
 /* Give back memory obtained from vm_alloc (same @size). */
 void vm_free(void *p, size_t size);
 
@@ -45,6 +60,7 @@ size_t vm_limit(void);
 /* What the library holds mapped now, and how many requests the limit
  * refused so far. */
 size_t vm_mapped_bytes(void);
+size_t vm_peak_bytes(void);
 unsigned long vm_refusals(void);
 
 /* For a large zero-initialised static buffer: kept apart from the small

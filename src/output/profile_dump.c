@@ -19,6 +19,7 @@
 #include "profile_writer.h"
 #include "sys.h"
 #include "text.h"
+#include "vm.h"
 
 struct dump_thread {
 	struct profile_writer *w;
@@ -87,6 +88,27 @@ static void write_selection_meta(struct profile_writer *w)
 			    config.partition_index, config.partition_count);
 		profile_writer_meta(w, "partition", text);
 	}
+	if (selection.on)
+		profile_writer_meta_u64(w, "exact_kinds",
+					selection.outside_reads);
+}
+
+/* What the library's memory was, and what its limit left out. */
+static void write_memory_meta(struct profile_writer *w)
+{
+	struct trms_thread *t;
+	uint64_t incomplete = 0;
+
+	cds_list_for_each_entry(t, &runtime.threads, link)
+		incomplete += __atomic_load_n(&t->incomplete, __ATOMIC_RELAXED);
+	profile_writer_meta_u64(w, "memory_limit", vm_limit());
+	profile_writer_meta_u64(w, "memory_peak", vm_peak_bytes());
+	profile_writer_meta_u64(w, "memory_refused", vm_refusals());
+	profile_writer_meta_u64(w, "shadow_forgotten",
+				atomic_load_explicit(
+					&runtime.engine.forgotten_bytes,
+					memory_order_relaxed));
+	profile_writer_meta_u64(w, "activations_incomplete", incomplete);
 }
 
 static void write_meta(struct profile_writer *w)
@@ -354,6 +376,8 @@ int profile_dump_part(struct profile_writer *w, bool abrupt,
 	if (!take_runtime_lock(abrupt))
 		return -EBUSY;
 	write_threads(w, &skipped, &dropped, window);
+	if (!window)
+		write_memory_meta(w);
 	/* Names are looked up in the objects' files: not from a signal
 	 * handler or _exit, where trms report does it instead. */
 	if (!window)

@@ -96,7 +96,7 @@ static const char *keep_path(const char *path)
 	size_t len = strlen(path);
 
 	if (!path_arena) {
-		path_arena = vm_alloc(PATH_ARENA_BYTES);
+		path_arena = vm_reserve(PATH_ARENA_BYTES);
 		if (!path_arena)
 			return "?";
 	}
@@ -220,7 +220,7 @@ static void take(void)
 	struct snapshot *snap;
 
 	if (!records)
-		records = vm_alloc(MAX_MODULES * sizeof(*records));
+		records = vm_reserve(MAX_MODULES * sizeof(*records));
 	/* Room for the objects there are now, and a few loaded meanwhile. */
 	dl_iterate_phdr(count_objects, &census);
 	s.capacity = census.objects + 8;

@@ -407,6 +407,7 @@ static int print_report(const struct settings *s, struct report *r,
 			       "profile\n");
 		}
 		report_print_selection(docs, n_docs, stdout);
+		report_print_memory(docs, n_docs, stdout);
 		report_print_library(&r->library, stdout);
 	}
 	view_free(&v);

@@ -54,6 +54,8 @@ static enum meta_rule meta_rule(const char *key)
 		"samples_overrun",    "sample_threads_left_perf",
 		"budget_periods",
 		"sample_handler_ns", "sample_cpu_ns", "sample_elapsed_ns",
+		"memory_refused",     "activations_incomplete",
+		"shadow_forgotten",
 	};
 
 	for (size_t i = 0; i < COUNT(sums); i++)
@@ -65,7 +67,8 @@ static enum meta_rule meta_rule(const char *key)
 		return META_COMPATIBLE;
 	if (!strcmp(key, "start_ns") || !strcmp(key, PROFILE_META_WINDOW_START))
 		return META_MINIMUM;
-	if (!strcmp(key, "end_ns") || !strcmp(key, PROFILE_META_WINDOW_END))
+	if (!strcmp(key, "end_ns") || !strcmp(key, PROFILE_META_WINDOW_END) ||
+	    !strcmp(key, "memory_peak"))
 		return META_MAXIMUM;
 	if (!strcmp(key, "sample_hz_delivered"))
 		return META_DERIVED;

@@ -65,6 +65,37 @@ static const char *first_meta(const struct profile_doc *docs, size_t n,
 
 #define REGIONS_SHOWN 20
 
+/* The sum of the numeric meta @key over @docs. */
+static uint64_t meta_sum(const struct profile_doc *docs, size_t n,
+			 const char *key)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *v = profile_meta(&docs[i], key);
+		if (v)
+			sum += strtoull(v, NULL, 10);
+	}
+	return sum;
+}
+
+void report_print_memory(const struct profile_doc *docs, size_t n,
+			 FILE *out)
+{
+	uint64_t refused = meta_sum(docs, n, "memory_refused");
+	uint64_t incomplete = meta_sum(docs, n, "activations_incomplete");
+	const char *limit = first_meta(docs, n, "memory_limit");
+
+	if (!refused && !incomplete)
+		return;
+	fprintf(out, "\nThe library's memory limit (%llu MiB) was reached: %" PRIu64
+		     " requests for memory refused, %" PRIu64
+		     " activations not recorded (an access inside them could "
+		     "not be; TRMS_MEMORY_LIMIT raises the limit)\n",
+		limit ? strtoull(limit, NULL, 10) >> 20 : 0ull, refused,
+		incomplete);
+}
+
 void report_print_selection(const struct profile_doc *docs, size_t n,
 			    FILE *out)
 {
@@ -100,6 +131,12 @@ void report_print_selection(const struct profile_doc *docs, size_t n,
 	fprintf(out, "\n  each measured activation's trms, rms and cost are "
 		     "exact; the counts above are of the measured ones "
 		     "(docs/production.md)\n");
+	const char *kinds = first_meta(docs, n, "exact_kinds");
+	if (kinds && !strcmp(kinds, "0"))
+		fprintf(out, "  the kinds of their induced reads (thread, "
+			     "extern) are those of the accesses recorded: "
+			     "none outside measured activations "
+			     "(TRMS_EXACT_KINDS=1 records them)\n");
 	for (size_t i = 0; i < n_regions && i < REGIONS_SHOWN; i++)
 		fprintf(out, "  %s: %" PRIu64 " of %" PRIu64
 			     " activations measured (%.3g%%)\n",
