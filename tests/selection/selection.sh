@@ -1,5 +1,5 @@
 #!/bin/sh
-# selection.sh TRMS LIBRARY SEL_PROG WORKDIR - measuring some activations
+# selection.sh TRMS LIBRARY SEL_PROG WORKDIR NEST_PROG - measuring some activations
 # only (docs/production.md), on sel_prog's deterministic runs (costs in
 # events, no sampling), checked by compare.py against a run that
 # measures every activation:
@@ -9,14 +9,18 @@
 #    about 1 time in N (within 5 standard deviations);
 #  - TRMS_PARTITION=I/3 for I = 1, 2, 3: `trms merge` of the three is the
 #    full run, tuple for tuple; so is what `trms run --partitions 3`
-#    merges;
+#    merges; and so on NEST_PROG (regions nested at random, each inside
+#    any other, itself too: a region measured only because it is nested in
+#    another part's region adds its reads to that activation, no tuple of
+#    its own), for four seeds, with one thread and with three that hand
+#    data round a ring;
 #  - TRMS_BUDGET=1 (costs in ns) on a read-heavy region: some of its
 #    activations are measured, not all, and the profile says so;
 #    TRMS_BUDGET=2 on a costly one: measured only until the end of its
 #    first activation, not for a whole period;
 #  - bad values are refused with a message, the default kept.
 set -u
-trms=$1 lib=$2 prog=$3 work=$4
+trms=$1 lib=$2 prog=$3 work=$4 nest=$5
 here=$(dirname "$0")
 . "$here/../checks.sh"
 fresh_dir "$work"
@@ -56,6 +60,22 @@ for mode in single threads; do
 		fail "$mode: the parts merged are not the full run"
 	grep -q '^meta partition 1/3 2/3 3/3$' "$work/$mode-parts.trms" ||
 		fail "$mode: the merged parts do not say which they are"
+done
+
+# Regions nested in every way: the parts merged are the full run.
+for seed in 1 2 3 4; do
+	for threads in 1 3; do
+		nest_case=nest-$seed-$threads
+		run "$nest_case-full" "$nest" $seed $threads 40
+		for i in 1 2 3; do
+			run "$nest_case-p$i" TRMS_PARTITION=$i/3 "$nest" $seed $threads 40
+		done
+		"$trms" merge -o "$work/$nest_case-parts.trms" "$work/$nest_case-p1.trms" \
+			"$work/$nest_case-p2.trms" "$work/$nest_case-p3.trms" ||
+			fail "$nest_case: trms merge of the parts"
+		$compare "$work/$nest_case-full.trms" "$work/$nest_case-parts.trms" \
+			--equal || fail "$nest_case: the parts merged are not the full run"
+	done
 done
 
 # Each part measured only its own regions: none has tuples in two.
