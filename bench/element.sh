@@ -5,16 +5,18 @@
 # its annotations compiled out (a header of empty static inline
 # functions): the native baseline, never TRMS_OFF.
 #
-# One thread: TRMS_OFF=1, TRMS_ACTIVATION_SAMPLE=1000, TRMS_BUDGET=2 and
-# every activation measured; two threads that hand each other blocks
-# written element by element (trms_write), with TRMS_BUDGET=2 and fully
-# measured.  Each round runs the native program and every variant, one
-# after the other in an order that rotates, all pinned to one CPU (the
-# two threads to two), costs in ns, default sampling.  Prints per variant
-# the median ns per element, the median of its per-round ratios to the
-# round's native run with their quartiles, and for the budgeted runs the
-# library's share of the CPU time the profile reports and each region's
-# growth class beside the full run's.  RUNS rounds (default 11).
+# Two loops, a light one (under a nanosecond an element) and one of a few
+# nanoseconds an element, each with TRMS_OFF=1, TRMS_ACTIVATION_SAMPLE=1000,
+# TRMS_BUDGET=2 and every activation measured; and the second on two
+# threads that hand each other blocks written element by element
+# (trms_write), with TRMS_BUDGET=2 and fully measured.  Each round runs
+# every variant and the natives, one after the other in an order that
+# rotates, pinned to one CPU (the two threads to two), costs in ns,
+# default sampling.  Prints per variant the median ns per element and the
+# median of its per-round ratios to the round's native run with their
+# quartiles; then, for the budgeted and full runs of the second loop, the
+# report's first lines (growth classes) and the library's share.  RUNS
+# rounds (default 11); ELEMENT_ROUNDS calls per run (default 20000).
 set -u
 build=${1:-build-release}
 runs=${2:-11}
@@ -29,34 +31,43 @@ libdir=$(cd "$(dirname "$lib")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/trms-element.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
-cc -O2 -pthread -I"$here/../include" "$here/element_loop.c" \
-	-o "$work/loop" -L"$libdir" -ltrms -Wl,-rpath,"$libdir" &&
-	cc -O2 -pthread -DNATIVE "$here/element_loop.c" -o "$work/native" ||
-	exit 2
+# Two loops: a light one (a few instructions an element, under a
+# nanosecond: WORK=0) and one with 8 more multiply-xor steps an element
+# (WORK=8, a few nanoseconds).
+for w in 0 8; do
+	cc -O2 -pthread -DWORK=$w -I"$here/../include" \
+		"$here/element_loop.c" -o "$work/loop$w" -L"$libdir" -ltrms \
+		-Wl,-rpath,"$libdir" &&
+		cc -O2 -pthread -DWORK=$w -DNATIVE "$here/element_loop.c" \
+			-o "$work/native$w" || exit 2
+done
 
 one="taskset -c $(($(nproc) - 1))"
 two="taskset -c 0,$(($(nproc) - 1))"
 command -v taskset >/dev/null 2>&1 || one="" two=""
-rounds1=${ELEMENT_ROUNDS:-30000}
-rounds2=${ELEMENT_ROUNDS2:-20000}
-# variant NAME: the command line and environment of NAME.
+rounds=${ELEMENT_ROUNDS:-20000}
+# variant NAME: the command line and environment of NAME (LOOP-MODE,
+# "-2" for two threads).
 variant() {
-	case $1 in
-	native) echo "$one $work/native $rounds1 1" ;;
-	off) echo "env TRMS_OFF=1 $one $work/loop $rounds1 1" ;;
-	sample1000) echo "env TRMS_ACTIVATION_SAMPLE=1000 $one $work/loop $rounds1 1" ;;
-	budget2) echo "env TRMS_BUDGET=2 $one $work/loop $rounds1 1" ;;
-	full) echo "env $one $work/loop $((rounds1 / 10)) 1" ;;
-	native2) echo "$two $work/native $rounds2 2" ;;
-	budget2-2) echo "env TRMS_BUDGET=2 $two $work/loop $rounds2 2" ;;
-	full-2) echo "env $two $work/loop $((rounds2 / 10)) 2" ;;
+	w=${1%%-*}
+	mode=${1#*-}
+	threads=1 pin=$one n=$rounds
+	case $mode in *-2) threads=2 pin=$two mode=${mode%-2} ;; esac
+	case $mode in
+	native) echo "$pin $work/native$w $n $threads" ;;
+	off) echo "env TRMS_OFF=1 $pin $work/loop$w $n $threads" ;;
+	sample1000) echo "env TRMS_ACTIVATION_SAMPLE=1000 $pin $work/loop$w $n $threads" ;;
+	budget2) echo "env TRMS_BUDGET=2 $pin $work/loop$w $n $threads" ;;
+	full) echo "env $pin $work/loop$w $((n / 10)) $threads" ;;
 	esac
 }
-variants="native off sample1000 budget2 full native2 budget2-2 full-2"
+variants="0-native 0-off 0-sample1000 0-budget2 0-full
+8-native 8-off 8-sample1000 8-budget2 8-full
+8-native-2 8-budget2-2 8-full-2"
 echo "trms annotated loop: $(date '+%Y-%m-%d %H:%M:%S'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $runs rounds"
 for round in $(seq 1 "$runs"); do
 	# The order rotates: no variant always follows the same one.
-	order=$(echo "$variants" | tr ' ' '\n' |
+	order=$(echo $variants | tr ' ' '\n' |
 		awk -v r="$round" '{ v[NR] = $0 }
 			END { for (i = 0; i < NR; i++) print v[(i + r) % NR + 1] }')
 	for v in $order; do
@@ -81,21 +92,23 @@ def quart(v):
     q = statistics.quantiles(v, n=4)
     return q[0], statistics.median(v), q[2]
 print()
-print("%-11s %10s %9s  %s" % ("variant", "ns/elem", "/native", "(quartiles)"))
-for v in ["native", "off", "sample1000", "budget2", "full",
-          "native2", "budget2-2", "full-2"]:
-    base = ns["native2" if v in ("native2", "budget2-2", "full-2")
-              else "native"]
+print("%-14s %10s %9s  %s" % ("loop-variant", "ns/elem", "/native", "(quartiles)"))
+for v in sorted(ns, key=lambda k: (k.split("-")[0], k.endswith("-2"),
+                                   "native" not in k, k)):
+    w = v.split("-")[0]
+    base = ns[w + ("-native-2" if v.endswith("-2") else "-native")]
     rounds = [r for r in ns[v] if r in base]
     lo, mid, hi = quart([ns[v][r] / base[r] for r in rounds])
-    print("%-11s %10.3f %9.3f  (%.3f-%.3f)" %
+    print("%-14s %10.3f %9.3f  (%.3f-%.3f)" %
           (v, statistics.median(ns[v].values()), mid, lo, hi))
 EOF
-for v in budget2 full budget2-2 full-2; do
+# The budgeted runs against the full ones: the growth class each region
+# gets and the library's share (from the last round's profiles).
+for v in 8-budget2 8-full 8-budget2-2 8-full-2; do
 	last=$(ls "$work/$v".*.trms 2>/dev/null | tail -n 1)
 	[ -n "$last" ] || continue
 	echo
-	echo "$v: $(sed -n 's/^meta budget_percent /budget /p' "$last")"
-	"$trms" report "$last" 2>/dev/null | sed -n '1,4p'
-	"$trms" report "$last" 2>/dev/null | grep -i "profiler's own\|library" | head -n 2
+	echo "$v:"
+	"$trms" report "$last" 2>/dev/null | sed -n '1,3p'
+	"$trms" report "$last" 2>/dev/null | grep "metered time" | head -n 1
 done

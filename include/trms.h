@@ -205,9 +205,12 @@ TRMS_API int trms_sampling_disable(void);
  * run with it by mistake).  Only the library writes them.
  *
  * trms_thread_gate_v1_ (thread-local, initial-exec): the calling thread's
- *   - off: nonzero when the library records nothing for this thread
- *     (TRMS_OFF, secure execution, a thread past its exit): every call
- *     returns 0 at once;
+ *   - mode: TRMS_GATE_CALL_ (0) while every begin and end goes to the
+ *     library (every activation measured, or a thread the library has
+ *     not seen yet); TRMS_GATE_OFF_ when it records nothing for this
+ *     thread (TRMS_OFF, secure execution, a thread past its exit): every
+ *     call returns 0 at once; TRMS_GATE_SKIP_ when some begins may be
+ *     skipped (the slots, below);
  *   - quiet: bit 0, reads need not be recorded (no measured activation is
  *     open on this thread); bit 1, nor writes, unless another thread
  *     measures an activation that touched their memory (below);
@@ -229,6 +232,9 @@ TRMS_API int trms_sampling_disable(void);
 #define TRMS_GATE_DEPTH_ 16
 #define TRMS_GATE_READS_ 1u
 #define TRMS_GATE_WRITES_ 2u
+#define TRMS_GATE_CALL_ 0ul
+#define TRMS_GATE_OFF_ 1ul
+#define TRMS_GATE_SKIP_ 2ul
 
 struct trms_gate_slot_v1_ {
 	const char *name;
@@ -236,7 +242,7 @@ struct trms_gate_slot_v1_ {
 };
 
 struct trms_thread_gate_v1_ {
-	unsigned long off;
+	unsigned long mode;
 	unsigned long quiet;
 	unsigned long top;
 	unsigned long base;
@@ -286,20 +292,23 @@ extern int trms_write_call_(const void *addr, size_t size)
 TRMS_INLINE_ int trms_region_begin(const char *name)
 {
 	struct trms_thread_gate_v1_ *g = &trms_thread_gate_v1_;
-	struct trms_gate_slot_v1_ *s = &g->slot[TRMS_GATE_SLOT_(name)];
-	unsigned long top = g->top;
+	unsigned long mode = g->mode;
 
-	if (__builtin_expect(g->off != 0, 0))
-		return 0;
-	if (__builtin_expect(s->name == name && s->skip != 0 &&
-				     top < TRMS_GATE_DEPTH_,
-			     1)) {
-		unsigned long sp;
-		TRMS_GATE_SP_(sp);
-		s->skip--;
-		g->name[top] = name;
-		g->sp[top] = sp;
-		g->top = top + 1;
+	if (__builtin_expect(mode == TRMS_GATE_SKIP_, 1)) {
+		struct trms_gate_slot_v1_ *s = &g->slot[TRMS_GATE_SLOT_(name)];
+		unsigned long top = g->top;
+		if (__builtin_expect(s->name == name && s->skip != 0 &&
+					     top < TRMS_GATE_DEPTH_,
+				     1)) {
+			unsigned long sp;
+			TRMS_GATE_SP_(sp);
+			s->skip--;
+			g->name[top] = name;
+			g->sp[top] = sp;
+			g->top = top + 1;
+			return 0;
+		}
+	} else if (mode == TRMS_GATE_OFF_) {
 		return 0;
 	}
 	return trms_region_begin_call_(name);
@@ -308,12 +317,16 @@ TRMS_INLINE_ int trms_region_begin(const char *name)
 TRMS_INLINE_ int trms_region_end(const char *name)
 {
 	struct trms_thread_gate_v1_ *g = &trms_thread_gate_v1_;
-	unsigned long top = g->top;
+	unsigned long mode = g->mode;
 
-	if (__builtin_expect(g->off != 0, 0))
-		return 0;
-	if (__builtin_expect(top > g->base && g->name[top - 1] == name, 1)) {
-		g->top = top - 1;
+	if (__builtin_expect(mode == TRMS_GATE_SKIP_, 1)) {
+		unsigned long top = g->top;
+		if (__builtin_expect(top > g->base && g->name[top - 1] == name,
+				     1)) {
+			g->top = top - 1;
+			return 0;
+		}
+	} else if (mode == TRMS_GATE_OFF_) {
 		return 0;
 	}
 	return trms_region_end_call_(name);

@@ -8,6 +8,7 @@
 #define TRMS_ACTIVATION_H
 
 #include "call.h"
+#include "sweep.h"
 
 /* Say why the engine refused an activation or an access (@what: the
  * call). */
@@ -53,6 +54,28 @@ static inline void activation_start_clock(struct trms_thread *t,
 {
 	engine_set_cost_start(&t->engine, now - t->cost.excluded,
 			      t->cost.excluded, t->cost.measured);
+}
+
+/* With some activations skipped by the program's own code (gate.h): the
+ * ones on the gate's stack so far lie below the frame just pushed, and
+ * above it again once it is popped (@f, its frame). */
+static inline void activation_gate_pushed(struct trms_thread *t)
+{
+	struct trms_thread_gate_v1_ *g = t->sel.gate;
+
+	if (g && gate_mode.begins) {
+		t->engine.stack[t->engine.depth].gate_base = (uint32_t)g->base;
+		g->base = g->top;
+	}
+}
+
+static inline void activation_gate_popped(struct trms_thread *t,
+					  const struct frame *f)
+{
+	struct trms_thread_gate_v1_ *g = t->sel.gate;
+
+	if (g && gate_mode.begins)
+		g->base = f->gate_base;
 }
 
 /* TRMS_BUDGET asked to give up the measured activations pending
@@ -108,6 +131,8 @@ activation_push(struct trms_thread *t, uint32_t id, const void *key,
 	int rc = engine_call(&t->engine, id, tag, key, cfa, t->engine.events);
 	if (__builtin_expect(rc != 0, 0))
 		activation_unmeasure_failed(t);
+	else if (selection.on)
+		activation_gate_pushed(t);
 	return rc;
 }
 
@@ -150,16 +175,18 @@ activation_open(struct trms_thread *t, const void *key, uintptr_t cfa,
  * reads no clock.  @return 0, an engine's error (said), or -EAGAIN
  * (nothing done) if the slow path must open it. */
 static inline __attribute__((always_inline)) int
-activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
-		     uintptr_t cfa, const bool is_timed)
+activation_open_fast_as(struct trms_thread *t, uint32_t id, const void *key,
+			uintptr_t cfa, const bool is_timed,
+			const bool may_select)
 {
 	t->busy = true;
-	if (selection.on) {
+	if (may_select && selection.on) {
 		activation_give_up_if_asked(t);
 		enum selection_kind kind = selection_begin(
 			&t->sel, id, t->engine.depth, t->cost.excluded);
 		if (kind == SELECTION_SKIPPED &&
 		    engine_try_push_uncounted(&t->engine, id, key, cfa)) {
+			activation_gate_pushed(t);
 			t->busy = false;
 			return 0;
 		}
@@ -172,6 +199,7 @@ activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
 			activation_engine_error("region begin", rc);
 			return rc;
 		}
+		activation_gate_pushed(t);
 		if (is_timed && kind != SELECTION_SKIPPED) {
 			uint64_t now = clock_ticks();
 			cost_estimated(&t->cost, COST_OP_BEGIN);
@@ -191,6 +219,16 @@ activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
 	return opened ? 0 : -EAGAIN;
 }
 
+/* The same where some activations may not be measured (selection.h);
+ * the callers that know none is not say so (may_select false), and save
+ * the look. */
+static inline __attribute__((always_inline)) int
+activation_open_fast(struct trms_thread *t, uint32_t id, const void *key,
+		     uintptr_t cfa, const bool is_timed)
+{
+	return activation_open_fast_as(t, id, key, cfa, is_timed, true);
+}
+
 /* With only skipped activations pending (selection.h), the end of the
  * innermost one, whose frame is @top: popped, no clock read, nothing
  * recorded.  @return false (nothing done) if it is not that case. */
@@ -202,15 +240,18 @@ activation_close_skipped(struct trms_thread *t, bool matches)
 		return false;
 	t->busy = true;
 	selection_skipped_end(&t->sel);
+	activation_gate_popped(t, &t->engine.stack[t->engine.depth]);
 	engine_drop(&t->engine);
 	t->busy = false;
 	return true;
 }
 
 /* Close the innermost activation and record it, its cost read at @now
- * (the clock read on entry) if timed. */
+ * (the clock read on entry) if timed; @may_select as for
+ * activation_open_fast_as. */
 static inline __attribute__((always_inline)) void
-activation_close(struct trms_thread *t, const bool is_timed, uint64_t now)
+activation_close_as(struct trms_thread *t, const bool is_timed, uint64_t now,
+		    const bool may_select)
 {
 	uint64_t reading = t->engine.events;
 
@@ -220,9 +261,11 @@ activation_close(struct trms_thread *t, const bool is_timed, uint64_t now)
 		reading = now - t->cost.excluded;
 	}
 	const struct frame *f = engine_pop(&t->engine);
-	if (selection.on)
+	if (may_select && selection.on) {
+		activation_gate_popped(t, f);
 		selection_end(&t->sel, f->region, t->engine.depth,
 			      t->cost.excluded);
+	}
 	/* Events never run backwards; the clock less what is excluded can,
 	 * by an estimate's error, and a cost is never below zero. */
 	uint64_t cost = reading - f->cost_start;
@@ -231,17 +274,34 @@ activation_close(struct trms_thread *t, const bool is_timed, uint64_t now)
 	thread_record(t, f, cost, is_timed);
 }
 
+static inline __attribute__((always_inline)) void
+activation_close(struct trms_thread *t, const bool is_timed, uint64_t now)
+{
+	activation_close_as(t, is_timed, now, true);
+}
+
 /* The fast path of an exit whose frame is on top: close it, the thread
  * busy meanwhile, the end charged its estimate with costs in ns. */
+static inline __attribute__((always_inline)) void
+activation_close_fast_as(struct trms_thread *t, const bool is_timed,
+			 uint64_t now, const bool may_select)
+{
+	t->busy = true;
+	activation_close_as(t, is_timed, now, may_select);
+	if (is_timed)
+		cost_estimated(&t->cost, COST_OP_END);
+	/* A shadow grown enough is swept (sweep.h) at an end, and when data
+	 * moves through a hooked call: both come often enough, and neither
+	 * as often as an annotated access. */
+	sweep_if_due(t);
+	t->busy = false;
+}
+
 static inline __attribute__((always_inline)) void
 activation_close_fast(struct trms_thread *t, const bool is_timed,
 		      uint64_t now)
 {
-	t->busy = true;
-	activation_close(t, is_timed, now);
-	if (is_timed)
-		cost_estimated(&t->cost, COST_OP_END);
-	t->busy = false;
+	activation_close_fast_as(t, is_timed, now, true);
 }
 
 #endif

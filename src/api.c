@@ -159,10 +159,12 @@ static __attribute__((noinline)) int begin_general(const char *name,
  * stack, and with costs in nanoseconds a call whose time is not to be
  * measured (COST_SAMPLE_EVERY).
  * Anything else leaves it having changed nothing, for the general path.
- * Specialised for the cost unit, like begin().
+ * Specialised for the cost unit, like begin(), and for whether some
+ * activations may be skipped (@may_select: selection.on, or not known).
  */
 static inline __attribute__((always_inline)) int
-begin_fast(const char *name, uintptr_t cfa, const bool is_timed)
+begin_fast(const char *name, uintptr_t cfa, const bool is_timed,
+	   const bool may_select)
 {
 	struct trms_thread *t = thread_current;
 	uint32_t id;
@@ -173,7 +175,8 @@ begin_fast(const char *name, uintptr_t cfa, const bool is_timed)
 			    (!is_timed ||
 			     cost_take_unmeasured(&t->cost, COST_OP_BEGIN)),
 		    1)) {
-		int rc = activation_open_fast(t, id, name, cfa, is_timed);
+		int rc = activation_open_fast_as(t, id, name, cfa, is_timed,
+						 may_select);
 		if (__builtin_expect(rc != -EAGAIN, 1))
 			return rc;
 	}
@@ -183,8 +186,8 @@ begin_fast(const char *name, uintptr_t cfa, const bool is_timed)
 static inline __attribute__((always_inline)) int region_begin(const char *name,
 							      uintptr_t cfa)
 {
-	return call_timed() ? begin_fast(name, cfa, true)
-			    : begin_fast(name, cfa, false);
+	return call_timed() ? begin_fast(name, cfa, true, true)
+			    : begin_fast(name, cfa, false, true);
 }
 
 /* With only some activations measured (selection.h), a skipped one first,
@@ -202,9 +205,11 @@ begin_skipped(const char *name, uintptr_t cfa)
 		return false;
 	t->busy = true;
 	bool done = selection_skip(&t->sel, id, t->cost.excluded);
-	if (done)
-		done = gate_push(t->sel.gate, name, cfa) ||
-		       engine_try_push_uncounted(&t->engine, id, name, cfa);
+	if (done && !gate_push(t->sel.gate, name, cfa)) {
+		done = engine_try_push_uncounted(&t->engine, id, name, cfa);
+		if (done)
+			activation_gate_pushed(t);
+	}
 	if (done) {
 		t->sel.decided = SELECTION_UNDECIDED;
 		selection_slot_put(&t->sel, &t->sel.regions[id], id, name);
@@ -248,7 +253,8 @@ int trms_region_begin(const char *name)
 
 	if (__builtin_expect(selection.on, 0))
 		return begin_selected(name, cfa);
-	return region_begin(name, cfa);
+	return call_timed() ? begin_fast(name, cfa, true, false)
+			    : begin_fast(name, cfa, false, false);
 }
 
 static __attribute__((noinline)) int calibration_begin(const char *name)
@@ -347,19 +353,9 @@ static __attribute__((noinline)) int end_on_gate(struct trms_thread_gate_v1_ *g,
 /* As for begin, the common case on its own: @name the pointer the
  * innermost region began with, and an end whose time is not measured. */
 static inline __attribute__((always_inline)) int
-end_fast(const char *name, const bool is_timed)
+end_fast(const char *name, const bool is_timed, const bool may_select)
 {
 	struct trms_thread *t = thread_current;
-
-	if (__builtin_expect(selection.on, 0) && t && !t->busy &&
-	    gate_has_open(t->sel.gate))
-		return end_on_gate(t->sel.gate, name);
-
-	/* Only skipped activations pending: no clock to stop. */
-	if (__builtin_expect(selection.on, 0) && t && !t->busy &&
-	    activation_close_skipped(
-		    t, name && name == t->engine.stack[t->engine.depth].key))
-		return 0;
 	/* The activation's clock stops first, before any of our own work. */
 	uint64_t now = is_timed ? clock_ticks() : 0;
 
@@ -372,66 +368,127 @@ end_fast(const char *name, const bool is_timed)
 					      cost_take_unmeasured(
 						      &t->cost, COST_OP_END)),
 				     1)) {
-			activation_close_fast(t, is_timed, now);
+			activation_close_fast_as(t, is_timed, now, may_select);
 			return 0;
 		}
 	}
 	return end_general(name, now);
 }
 
+static inline __attribute__((always_inline)) int end_as_timed(const char *name)
+{
+	return call_timed() ? end_fast(name, true, true)
+			    : end_fast(name, false, true);
+}
+
+/* With only some activations measured (selection.h): the innermost may
+ * be one skipped on the gate's stack, or only skipped ones are pending
+ * (no clock to stop). */
+static __attribute__((noinline)) int end_selected(const char *name)
+{
+	struct trms_thread *t = thread_current;
+
+	if (t && !t->busy) {
+		if (gate_has_open(t->sel.gate))
+			return end_on_gate(t->sel.gate, name);
+		if (activation_close_skipped(
+			    t,
+			    name && name == t->engine.stack[t->engine.depth].key))
+			return 0;
+	}
+	return end_as_timed(name);
+}
+
 int trms_region_end(const char *name)
 {
-	return call_timed() ? end_fast(name, true) : end_fast(name, false);
+	if (__builtin_expect(selection.on, 0))
+		return end_selected(name);
+	return call_timed() ? end_fast(name, true, false)
+			    : end_fast(name, false, false);
 }
 
 static __attribute__((noinline)) int calibration_end(const char *name)
 {
-	return call_timed() ? end_fast(name, true) : end_fast(name, false);
+	return end_as_timed(name);
+}
+
+/* Say why an access of @what was refused with @rc. */
+static __attribute__((noinline, cold)) int
+access_refused(const char *what, const void *addr, size_t size, int rc)
+{
+	if (rc == -EINVAL && !addr)
+		log_client("%s(NULL, %zu): NULL address", what, size);
+	else if (rc == -EINVAL)
+		log_client("%s(%p, %zu): the range is not inside the user "
+			   "address space",
+			   what, addr, size);
+	else
+		activation_engine_error(what, rc);
+	return rc;
 }
 
 static inline __attribute__((always_inline)) int
 access_range(const char *what, const void *addr, size_t size,
-	     int (*op)(struct engine_thread *, uintptr_t, size_t))
+	     int (*op)(struct engine_thread *, uintptr_t, size_t),
+	     const bool is_timed)
 {
 	int rc;
 	struct trms_thread *t = call_enter(&rc);
 
 	if (!t)
 		return rc;
-	if (!runtime_tag()) {
-		call_leave(t);
-		return 0;
+	if (__builtin_expect(!runtime_tag(), 0)) {
+		rc = 0;
+	} else if (__builtin_expect(!addr && size, 0)) {
+		rc = access_refused(what, addr, size, -EINVAL);
+	} else {
+		rc = call_access_as(t, (uintptr_t)addr, size, op, is_timed);
+		if (__builtin_expect(rc != 0, 0))
+			rc = access_refused(what, addr, size, rc);
 	}
-	if (!addr && size) {
-		log_client("%s(NULL, %zu): NULL address", what, size);
-		call_leave(t);
-		return -EINVAL;
-	}
-	rc = call_access(t, (uintptr_t)addr, size, op);
-	if (rc == -EINVAL)
-		log_client("%s(%p, %zu): the range is not inside the user "
-			   "address space",
-			   what, addr, size);
-	else if (rc)
-		activation_engine_error(what, rc);
 	call_leave(t);
 	return rc;
 }
 
+static __attribute__((noinline)) int read_timed(const void *addr,
+						size_t size)
+{
+	return access_range("trms_read", addr, size, engine_read, true);
+}
+
+static __attribute__((noinline)) int read_events(const void *addr,
+						 size_t size)
+{
+	return access_range("trms_read", addr, size, engine_read, false);
+}
+
 int trms_read(const void *addr, size_t size)
 {
-	return access_range("trms_read", addr, size, engine_read);
+	return call_timed() ? read_timed(addr, size) : read_events(addr, size);
 }
 
 static __attribute__((noinline)) int calibration_read(const void *addr,
 						      size_t size)
 {
-	return access_range("trms_read", addr, size, engine_read);
+	return call_timed() ? read_timed(addr, size) : read_events(addr, size);
+}
+
+static __attribute__((noinline)) int write_timed(const void *addr,
+						 size_t size)
+{
+	return access_range("trms_write", addr, size, engine_write, true);
+}
+
+static __attribute__((noinline)) int write_events(const void *addr,
+						  size_t size)
+{
+	return access_range("trms_write", addr, size, engine_write, false);
 }
 
 int trms_write(const void *addr, size_t size)
 {
-	return access_range("trms_write", addr, size, engine_write);
+	return call_timed() ? write_timed(addr, size)
+			    : write_events(addr, size);
 }
 
 int trms_thread_name(const char *name)

@@ -8,7 +8,6 @@
 
 #include <stdbool.h>
 
-#include "sweep.h"
 #include "thread.h"
 
 /* call_enter when the thread's state is not simply there. */
@@ -141,14 +140,12 @@ call_access_stop(struct trms_thread *t, struct meter *m, bool timed)
 		meter_stop(t, m, COST_OP_ACCESS);
 }
 
-/* After an access by @t (busy) that returned @rc: a shadow grown enough
- * is swept (sweep.h); an access the shadow had no room for leaves the
- * activations pending inexact, so none of them is recorded. */
-static inline void call_access_done(struct trms_thread *t, int rc)
+/* An access by @t (busy) failed with @rc: one the shadow had no room for
+ * leaves the activations pending inexact, so none of them is recorded. */
+static inline void call_access_failed(struct trms_thread *t, int rc)
 {
-	if (__builtin_expect(rc == -ENOMEM, 0))
+	if (rc == -ENOMEM)
 		thread_drop_pending(t);
-	sweep_if_due(t);
 }
 
 /* One access of @size bytes at @addr by @t (busy), the engine's @op,
@@ -156,15 +153,19 @@ static inline void call_access_done(struct trms_thread *t, int rc)
  * depend on it (selection.h), and watched where one may (gate.h).
  * @return @op's. */
 static inline __attribute__((always_inline)) int
-call_access(struct trms_thread *t, uintptr_t addr, size_t size,
-	    int (*op)(struct engine_thread *, uintptr_t, size_t))
+call_access_as(struct trms_thread *t, uintptr_t addr, size_t size,
+	       int (*op)(struct engine_thread *, uintptr_t, size_t),
+	       const bool is_timed)
 {
-	if (op == engine_read ? selection_skips_reads(&t->sel)
-			      : selection_skips_write(&t->sel, addr, size))
-		return 0;
-	selection_watch(&t->sel, addr, size);
+	if (__builtin_expect(selection.on, 0)) {
+		if (op == engine_read
+			    ? selection_skips_reads(&t->sel)
+			    : selection_skips_write(&t->sel, addr, size))
+			return 0;
+		selection_watch(&t->sel, addr, size);
+	}
 	int rc;
-	if (!call_timed()) {
+	if (!is_timed) {
 		engine_count_event(&t->engine);
 		rc = op(&t->engine, addr, size);
 	} else {
@@ -173,8 +174,17 @@ call_access(struct trms_thread *t, uintptr_t addr, size_t size,
 		rc = op(&t->engine, addr, size);
 		call_access_stop(t, &m, true);
 	}
-	call_access_done(t, rc);
+	if (__builtin_expect(rc != 0, 0))
+		call_access_failed(t, rc);
 	return rc;
+}
+
+static inline __attribute__((always_inline)) int
+call_access(struct trms_thread *t, uintptr_t addr, size_t size,
+	    int (*op)(struct engine_thread *, uintptr_t, size_t))
+{
+	return call_timed() ? call_access_as(t, addr, size, op, true)
+			    : call_access_as(t, addr, size, op, false);
 }
 
 #endif

@@ -63,9 +63,7 @@ struct __attribute__((aligned(16))) frame {
 	const void *key; /* the caller's, e.g. the name pointer it began with */
 	uintptr_t cfa;   /* the caller's stack pointer when it began (to place
 			    the region among the frames of a sampled stack) */
-	/* The caller's outer stack's base when the frame was pushed (see
-	 * struct engine_thread's outer_top). */
-	uint32_t outer_base;
+	uint32_t gate_base; /* the caller's (the gate's base below it: gate.h) */
 };
 
 /* A completed activation. */
@@ -191,6 +189,9 @@ struct engine_thread {
 	size_t depth;        /* pending activations: stack[1..depth]; written
 				atomically (a renumbering reads it) */
 	size_t capacity;
+	/* Pushes below this depth take the fast path: the capacity, or 0
+	 * while a tracer describes every operation (engine_trace_set). */
+	size_t push_limit;
 	size_t unstamped;    /* the innermost activations not stamped yet */
 	stamp_t now;         /* the largest stamp this thread has used */
 	uint64_t events;     /* access operations issued so far */
@@ -209,12 +210,6 @@ struct engine_thread {
 	 * critical sections), once it has made an operation: whether it is
 	 * inside one now (forget.c). */
 	const unsigned long *rcu_ctr;
-	/* A stack the caller keeps above this one's frames (the activations
-	 * the program's own code skips, gate.h), or NULL: each frame pushed
-	 * keeps *outer_base and sets it to *outer_top, so that *outer_base
-	 * tells which of the outer entries lie above the innermost frame;
-	 * each frame popped puts back the base it kept. */
-	unsigned long *outer_top, *outer_base;
 };
 
 /* See struct engine's fast_on; set before the threads that matter
@@ -400,23 +395,6 @@ int engine_renumber(struct engine *e);
 int engine_call_slow(struct engine_thread *t, uint32_t region, uint32_t tag,
 		     const void *key, uintptr_t cfa, uint64_t cost_now);
 
-/* The outer stack's entries so far lie below frame @f, being pushed. */
-static inline void engine_outer_push(struct engine_thread *t, struct frame *f)
-{
-	if (__builtin_expect(t->outer_base != NULL, 0)) {
-		f->outer_base = (uint32_t)*t->outer_base;
-		*t->outer_base = *t->outer_top;
-	}
-}
-
-/* Frame @f is popped: the outer entries below it lie on top again. */
-static inline void engine_outer_pop(struct engine_thread *t,
-				    const struct frame *f)
-{
-	if (__builtin_expect(t->outer_base != NULL, 0))
-		*t->outer_base = f->outer_base;
-}
-
 /* Push the frame of a new activation, not yet stamped (see
  * stamp_frames in trms.c).  A renumbering may be reading the stack: the
  * stamp is stored atomically, and the depth after the frame. */
@@ -433,7 +411,6 @@ static inline void engine_push(struct engine_thread *t, uint32_t region,
 	f->cfa = cfa;
 	f->cost_start = cost_now;
 	f->trms = f->rms = f->induced_thread = f->induced_external = 0;
-	engine_outer_push(t, f);
 	t->unstamped++;
 	t->fast.top = ENGINE_FAST_OFF;
 	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELEASE);
@@ -446,7 +423,7 @@ static inline bool engine_try_call(struct engine_thread *t, uint32_t region,
 				   uint32_t tag, const void *key,
 				   uintptr_t cfa, uint64_t cost_now)
 {
-	if (__builtin_expect(t->depth + 1 >= t->capacity || engine_tracer, 0))
+	if (__builtin_expect(t->depth + 1 >= t->push_limit, 0))
 		return false;
 	engine_push(t, region, tag, key, cfa, cost_now);
 	return true;
@@ -474,7 +451,7 @@ static inline bool engine_try_push_uncounted(struct engine_thread *t,
 					     uint32_t region, const void *key,
 					     uintptr_t cfa)
 {
-	if (__builtin_expect(t->depth + 1 >= t->capacity || engine_tracer, 0))
+	if (__builtin_expect(t->depth + 1 >= t->push_limit, 0))
 		return false;
 	struct frame *f = &t->stack[t->depth + 1];
 	__atomic_store_n(&f->ts, 0, __ATOMIC_RELAXED);
@@ -482,7 +459,6 @@ static inline bool engine_try_push_uncounted(struct engine_thread *t,
 	f->tag = 0;
 	f->key = key;
 	f->cfa = cfa;
-	engine_outer_push(t, f);
 	t->fast.top = ENGINE_FAST_OFF;
 	__atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELEASE);
 	return true;
@@ -495,7 +471,6 @@ static inline void engine_drop(struct engine_thread *t)
 {
 	if (__builtin_expect(engine_tracer != NULL, 0))
 		engine_trace_return(t);
-	engine_outer_pop(t, &t->stack[t->depth]);
 	t->unstamped -= t->unstamped != 0;
 	t->fast.top = ENGINE_FAST_OFF;
 	__atomic_store_n(&t->depth, t->depth - 1, __ATOMIC_RELAXED);
@@ -516,7 +491,6 @@ static inline const struct frame *engine_pop(struct engine_thread *t)
 	parent->rms += f->rms;
 	parent->induced_thread += f->induced_thread;
 	parent->induced_external += f->induced_external;
-	engine_outer_pop(t, f);
 	/* The unstamped activations are the innermost ones. */
 	t->unstamped -= t->unstamped != 0;
 	t->fast.top = ENGINE_FAST_OFF;

@@ -40,6 +40,7 @@ struct trms_thread_gate_v1_ *gate_thread_open(void)
 
 	memset(g, 0, sizeof(*g));
 	g->quiet = gate_mode.quiet;
+	g->mode = gate_mode.begins ? TRMS_GATE_SKIP_ : TRMS_GATE_CALL_;
 	return g;
 }
 
@@ -51,7 +52,7 @@ void gate_thread_off(void)
 	g->top = g->base = 0;
 	for (unsigned i = 0; i < TRMS_GATE_SLOTS_; i++)
 		g->slot[i].skip = 0;
-	g->off = 1;
+	g->mode = TRMS_GATE_OFF_;
 }
 
 void gate_after_fork_child(bool measuring)

@@ -20,7 +20,7 @@
  * (selection.c), and the library syncs it before it reads the region's
  * counts.  Skipped activations are kept on the gate's own stack (name[],
  * sp[]) above base; each engine frame remembers the base below it
- * (struct engine_thread's outer_top and outer_base).
+ * (activation.h's activation_gate_pushed).
  */
 #ifndef TRMS_GATE_H
 #define TRMS_GATE_H

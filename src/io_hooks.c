@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "call.h"
+#include "sweep.h"
 #include "log.h"
 #include "real.h"
 #include "hooks.h"
@@ -138,7 +139,11 @@ static __attribute__((noinline)) void record(enum direction d,
 		call_access_start(t, &m, x->bytes, timed);
 		rc = record_transfer(t, d, x);
 		call_access_stop(t, &m, timed);
-		call_access_done(t, rc);
+		if (rc)
+			call_access_failed(t, rc);
+		/* (A shadow that grew is swept here and at ends, not at
+		 * every annotated access.) */
+		sweep_if_due(t);
 	}
 	if (d == ARRIVED) {
 		__atomic_store_n(&t->in_bytes, t->in_bytes + x->bytes,

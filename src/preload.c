@@ -39,7 +39,8 @@ uint64_t runtime_realtime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The limit of the library's memory, from TRMS_MEMORY_LIMIT. */
+/* The limit of the library's memory, as TRMS_MEMORY_LIMIT gives it (0:
+ * auto, set when regions are first expected: runtime_expect_regions). */
 static size_t memory_limit(void)
 {
 	if (config.memory_limit)
@@ -47,7 +48,7 @@ static size_t memory_limit(void)
 	size_t physical = memory_physical();
 	if (config.memory_limit_percent && physical)
 		return physical / 100 * config.memory_limit_percent;
-	return memory_limit_default();
+	return 0;
 }
 
 static void go_inert(const char *why)

@@ -40,10 +40,15 @@ static size_t array_bytes(size_t capacity)
 	       capacity * sizeof(struct tuple_slot);
 }
 
+/* The memo of a table with no array yet: nothing in it, never written
+ * (the first slot comes with an array, whose memo replaces it). */
+static struct tuple_slot *const no_memo[PROFILE_MEMO];
+
 void profile_table_init(struct profile_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	atomic_init(&t->array, NULL);
+	t->memo = (struct tuple_slot **)no_memo;
 }
 
 void profile_table_fini(struct profile_table *t)

@@ -108,8 +108,8 @@ struct profile_table {
 	size_t used;
 	/* The last slot of each region, by region id modulo PROFILE_MEMO:
 	 * PROFILE_MEMO pointers in the current array's first page (a
-	 * thread's own table stays in its state's first page); NULL before
-	 * the first activation is recorded. */
+	 * thread's own table stays in its state's first page); an empty
+	 * memo of profile.c's before the first activation is recorded. */
 	struct tuple_slot **memo;
 	struct tuple_array *retired[PROFILE_MAX_RETIRED];
 	size_t n_retired;
@@ -122,8 +122,8 @@ void profile_table_init(struct profile_table *t);
 void profile_table_fini(struct profile_table *t);
 
 /* Add @a's library time to @s's (see struct tuple_slot for the order). */
-static inline void tuple_slot_add_library(struct tuple_slot *s,
-					  const struct tuple_add *a)
+static inline __attribute__((always_inline)) void
+tuple_slot_add_library(struct tuple_slot *s, const struct tuple_add *a)
 {
 	if (!(a->library | a->estimated))
 		return;
@@ -170,8 +170,8 @@ static inline void tuple_slot_add_sequenced(struct tuple_slot *s,
 }
 
 /* Add activation @a to @s (the owner's side of the sequence lock). */
-static inline void tuple_slot_add(struct tuple_slot *s,
-				  const struct tuple_add *a)
+static inline __attribute__((always_inline)) void
+tuple_slot_add(struct tuple_slot *s, const struct tuple_add *a)
 {
 	tuple_slot_add_library(s, a);
 	if (__builtin_expect(a->cost == s->first_cost &&
@@ -194,12 +194,11 @@ int profile_record_slow(struct profile_table *t, uint32_t region,
 /* Record a finished activation @a of @region with input sizes @trms and
  * @rms.  @return 0, or -ENOMEM if a new (trms, rms) could not be stored
  * (counted in t->dropped). */
-static inline int profile_record(struct profile_table *t, uint32_t region,
-				 uint64_t trms, uint64_t rms,
-				 const struct tuple_add *a)
+static inline __attribute__((always_inline)) int
+profile_record(struct profile_table *t, uint32_t region, uint64_t trms,
+	       uint64_t rms, const struct tuple_add *a)
 {
-	struct tuple_slot *s =
-		t->memo ? t->memo[region % PROFILE_MEMO] : NULL;
+	struct tuple_slot *s = t->memo[region % PROFILE_MEMO];
 
 	if (__builtin_expect(s && s->region == region && s->trms == trms &&
 				     s->rms == rms,

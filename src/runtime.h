@@ -86,13 +86,10 @@ static inline void runtime_go_inert(void)
 }
 
 /* From now on the process may have regions: the cost clock is chosen (a
- * file read, made only where costs will be measured: clock.h) before the
- * I/O hooks start recording. */
-static inline void runtime_expect_regions(void)
-{
-	clock_init();
-	atomic_store(&runtime.record_io, true);
-}
+ * file read, made only where costs will be measured: clock.h) and the
+ * library's memory limit set (memory_limit.h, if TRMS_MEMORY_LIMIT is
+ * auto) before the I/O hooks start recording. */
+void runtime_expect_regions(void);
 
 uint64_t runtime_realtime_ns(void);
 

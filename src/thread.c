@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "memory_limit.h"
 #include "vm.h"
 
 __thread struct trms_thread *thread_current
@@ -30,6 +31,23 @@ bool thread_is_gone(void)
 }
 
 void (*runtime_observer)(struct trms_thread *t, const struct activation *a);
+
+static void set_default_limit(void)
+{
+	vm_set_limit(memory_limit_default());
+}
+
+void runtime_expect_regions(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	clock_init();
+	/* The default limit reads a few files: made only in a process that
+	 * will hold shadow memory, never in one that runs unmeasured. */
+	if (!vm_limit())
+		pthread_once(&once, set_default_limit);
+	atomic_store(&runtime.record_io, true);
+}
 
 void thread_record_failed(void)
 {
@@ -183,17 +201,17 @@ unsigned thread_open_regions(void *owner, struct sampler_region *out,
 	size_t depth = __atomic_load_n(&t->engine.depth, __ATOMIC_RELAXED);
 	const struct frame *stack = t->engine.stack;
 	const struct trms_thread_gate_v1_ *g = t->sel.gate;
-	bool outer = g && t->engine.outer_base;
+	bool outer = g && gate_mode.begins;
 	unsigned n = 0;
 
 	/* Frame 0 is the sentinel under the outermost activation.  The
 	 * gate's entries between frames i - 1 and i are those from the base
 	 * frame i found to the base frame i + 1 found (or the gate's base,
-	 * above the innermost): struct engine_thread's outer_base. */
+	 * above the innermost): activation_gate_pushed. */
 	for (size_t i = 1; i <= depth && n < max; i++) {
 		if (outer)
-			n = gate_regions(t, stack[i].outer_base,
-					 i < depth ? stack[i + 1].outer_base
+			n = gate_regions(t, stack[i].gate_base,
+					 i < depth ? stack[i + 1].gate_base
 						   : g->base,
 					 out, n, max);
 		if (n >= max)
@@ -276,10 +294,7 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 	thread_cost_defaults(t);
 	struct trms_thread_gate_v1_ *gate = gate_thread_open();
 	selection_thread_init(&t->sel, clock_ticks() ^ (uintptr_t)t, gate);
-	if (gate_mode.begins) {
-		t->engine.outer_top = &gate->top;
-		t->engine.outer_base = &gate->base;
-	}
+
 	if (origin) {
 		t->has_creator = origin->has_creator;
 		t->creator = origin->creator;
@@ -358,6 +373,8 @@ void thread_after_fork_child(void)
 		profile_table_fini(&self->windows->spare);
 		profile_table_fini(&self->windows->past);
 		memset(self->windows, 0, sizeof(*self->windows));
+		profile_table_init(&self->windows->spare);
+		profile_table_init(&self->windows->past);
 	}
 	self->ordinal = runtime.next_ordinal++;
 	self->has_creator = false;

@@ -71,6 +71,7 @@ int engine_thread_init(struct engine *e, struct engine_thread *t)
 	memset(t, 0, sizeof(*t));
 	t->engine = e;
 	t->capacity = INITIAL_DEPTH;
+	t->push_limit = engine_tracer ? 0 : t->capacity;
 	t->stack = vm_alloc(t->capacity * sizeof(*t->stack));
 	if (!t->stack)
 		return -ENOMEM;
@@ -257,6 +258,7 @@ static int grow_stack(struct engine_thread *t)
 		return -ENOMEM;
 	t->stack = stack;
 	t->capacity *= 2;
+	t->push_limit = engine_tracer ? 0 : t->capacity;
 	return 0;
 }
 

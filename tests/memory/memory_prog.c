@@ -12,6 +12,10 @@
  *               read it in a region, unmap it (the program of issue 26);
  *   unseen N    the same, unmapped by a raw system call the library does
  *               not see (as the C library's own unmapping is not);
+ *   soak S      churn for S seconds, unmapping one round in two unseen,
+ *               and every round a region that reads a 4 KiB block of a
+ *               malloc'd buffer of 1 MiB (freed and malloc'd again every
+ *               64 rounds): for tests/soak;
  *   native ...  the same modes without touching the library (built with
  *               -DNATIVE: the annotations compiled out).
  * Prints its peak resident memory (VmHWM, KiB) on the last line.
@@ -23,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef NATIVE
@@ -131,6 +136,47 @@ static int churn(long rounds, int seen)
 	return 0;
 }
 
+static int soak(double seconds)
+{
+	struct timespec start, now;
+	char *heap = NULL;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (long i = 0;; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((double)(now.tv_sec - start.tv_sec) +
+			    (double)(now.tv_nsec - start.tv_nsec) * 1e-9 >=
+		    seconds)
+			break;
+		/* Drifting addresses wrap at 64 GiB of address. */
+		char *p = map_at(CHURN_BASE + (i % 8000) * (CHURN_BYTES +
+							    (68u << 10)),
+				 CHURN_BYTES);
+		memset(p, (int)i, CHURN_BYTES);
+		trms_write(p, CHURN_BYTES);
+		trms_region_begin("use");
+		trms_read(p, CHURN_BYTES);
+		trms_region_end("use");
+		if (i % 2)
+			munmap(p, CHURN_BYTES);
+		else
+			syscall(SYS_munmap, p, CHURN_BYTES);
+		if (i % 64 == 0) {
+			free(heap);
+			heap = malloc(1 << 20);
+			if (!heap)
+				return 1;
+			memset(heap, 1, 1 << 20);
+			trms_write(heap, 1 << 20);
+		}
+		trms_region_begin("block");
+		trms_read(heap + (i % 256) * 4096, 4096);
+		trms_region_end("block");
+	}
+	free(heap);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 1;
@@ -141,6 +187,8 @@ int main(int argc, char **argv)
 		rc = churn(atol(argv[2]), 1);
 	else if (argc == 3 && !strcmp(argv[1], "unseen"))
 		rc = churn(atol(argv[2]), 0);
+	else if (argc == 3 && !strcmp(argv[1], "soak"))
+		rc = soak(atof(argv[2]));
 	printf("%ld\n", peak_kib());
 	return rc;
 }
