@@ -289,23 +289,29 @@ extern int trms_write_call_(const void *addr, size_t size)
 #define TRMS_GATE_SP_(sp) ((sp) = (unsigned long)__builtin_frame_address(0))
 #endif
 
+/* The gate is named, never reached through a pointer: GCC 12's
+ * -fsanitize=null tests a pointer to a thread-local variable with flags
+ * left over from an earlier instruction and reports a null pointer that is
+ * not there. */
+#define TRMS_GATE_ trms_thread_gate_v1_
+
 TRMS_INLINE_ int trms_region_begin(const char *name)
 {
-	struct trms_thread_gate_v1_ *g = &trms_thread_gate_v1_;
-	unsigned long mode = g->mode;
+	unsigned long mode = TRMS_GATE_.mode;
 
 	if (__builtin_expect(mode == TRMS_GATE_SKIP_, 1)) {
-		struct trms_gate_slot_v1_ *s = &g->slot[TRMS_GATE_SLOT_(name)];
-		unsigned long top = g->top;
-		if (__builtin_expect(s->name == name && s->skip != 0 &&
+		unsigned long i = TRMS_GATE_SLOT_(name);
+		unsigned long top = TRMS_GATE_.top;
+		if (__builtin_expect(TRMS_GATE_.slot[i].name == name &&
+					     TRMS_GATE_.slot[i].skip != 0 &&
 					     top < TRMS_GATE_DEPTH_,
 				     1)) {
 			unsigned long sp;
 			TRMS_GATE_SP_(sp);
-			s->skip--;
-			g->name[top] = name;
-			g->sp[top] = sp;
-			g->top = top + 1;
+			TRMS_GATE_.slot[i].skip--;
+			TRMS_GATE_.name[top] = name;
+			TRMS_GATE_.sp[top] = sp;
+			TRMS_GATE_.top = top + 1;
 			return 0;
 		}
 	} else if (mode == TRMS_GATE_OFF_) {
@@ -316,14 +322,14 @@ TRMS_INLINE_ int trms_region_begin(const char *name)
 
 TRMS_INLINE_ int trms_region_end(const char *name)
 {
-	struct trms_thread_gate_v1_ *g = &trms_thread_gate_v1_;
-	unsigned long mode = g->mode;
+	unsigned long mode = TRMS_GATE_.mode;
 
 	if (__builtin_expect(mode == TRMS_GATE_SKIP_, 1)) {
-		unsigned long top = g->top;
-		if (__builtin_expect(top > g->base && g->name[top - 1] == name,
+		unsigned long top = TRMS_GATE_.top;
+		if (__builtin_expect(top > TRMS_GATE_.base &&
+					     TRMS_GATE_.name[top - 1] == name,
 				     1)) {
-			g->top = top - 1;
+			TRMS_GATE_.top = top - 1;
 			return 0;
 		}
 	} else if (mode == TRMS_GATE_OFF_) {

@@ -88,7 +88,12 @@ int engine_thread_init(struct engine *e, struct engine_thread *t)
 	/* The calling thread's read-side state in liburcu-bp, registered by
 	 * its first critical section (engine_forget looks at it). */
 	rcu_read_lock();
-	t->rcu_ctr = &URCU_TLS(urcu_bp_reader)->ctr;
+	/* (By its offset: liburcu-bp's arena does not give the record the
+	 * alignment its type declares, see tests/ubsan.supp.) */
+	t->rcu_ctr = (const unsigned long *)((const char *)URCU_TLS(
+						     urcu_bp_reader) +
+					     offsetof(struct urcu_bp_reader,
+						      ctr));
 	t->attention_seen = atomic_load_explicit(&e->attention,
 						 memory_order_acquire) &
 			    ~ENGINE_RENUMBERING;
