@@ -266,16 +266,14 @@ extern __thread struct trms_thread_gate_v1_ trms_thread_gate_v1_
 	__attribute__((tls_model("initial-exec")));
 extern struct trms_process_gate_v1_ trms_process_gate_v1_;
 
-/* The library's functions under other names, for the inline forms to
- * call. */
-extern int trms_region_begin_call_(const char *name)
-	__asm__("trms_region_begin");
-extern int trms_region_end_call_(const char *name)
-	__asm__("trms_region_end");
-extern int trms_read_call_(const void *addr, size_t size)
-	__asm__("trms_read");
-extern int trms_write_call_(const void *addr, size_t size)
-	__asm__("trms_write");
+/* The library's functions under second names, the ones the inline forms
+ * call (the same functions: not an interface of their own either).  Not
+ * the functions' own names: Clang will not inline a function whose body
+ * calls its own symbol, and would call the library every time. */
+extern int trms_region_begin_v1_(const char *name);
+extern int trms_region_end_v1_(const char *name);
+extern int trms_read_v1_(const void *addr, size_t size);
+extern int trms_write_v1_(const void *addr, size_t size);
 
 #define TRMS_INLINE_ \
 	extern __inline __attribute__((__always_inline__, __gnu_inline__))
@@ -317,7 +315,7 @@ TRMS_INLINE_ int trms_region_begin(const char *name)
 	} else if (mode == TRMS_GATE_OFF_) {
 		return 0;
 	}
-	return trms_region_begin_call_(name);
+	return trms_region_begin_v1_(name);
 }
 
 TRMS_INLINE_ int trms_region_end(const char *name)
@@ -335,14 +333,14 @@ TRMS_INLINE_ int trms_region_end(const char *name)
 	} else if (mode == TRMS_GATE_OFF_) {
 		return 0;
 	}
-	return trms_region_end_call_(name);
+	return trms_region_end_v1_(name);
 }
 
 TRMS_INLINE_ int trms_read(const void *addr, size_t size)
 {
 	if (__builtin_expect(trms_thread_gate_v1_.quiet & TRMS_GATE_READS_, 1))
 		return 0;
-	return trms_read_call_(addr, size);
+	return trms_read_v1_(addr, size);
 }
 
 /* May a write of @size bytes at @addr go unrecorded? */
@@ -366,7 +364,7 @@ TRMS_INLINE_ int trms_write(const void *addr, size_t size)
 			     1) &&
 	    trms_gate_write_free_(addr, size))
 		return 0;
-	return trms_write_call_(addr, size);
+	return trms_write_v1_(addr, size);
 }
 #endif
 

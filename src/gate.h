@@ -104,6 +104,30 @@ static inline bool gate_write_free(uintptr_t addr, size_t size)
 		 1);
 }
 
+/*
+ * What the inline forms decide without a call, decided as early in the
+ * library, for a program that calls it every time (built with
+ * TRMS_NO_INLINE or against an older header): nothing recorded for this
+ * thread, a read outside every measured activation, a write no measured
+ * activation can see.
+ */
+static inline bool gate_thread_is_off(void)
+{
+	return trms_thread_gate_v1_.mode == TRMS_GATE_OFF_;
+}
+
+static inline bool gate_lets_read(void)
+{
+	return trms_thread_gate_v1_.quiet & TRMS_GATE_READS_;
+}
+
+static inline bool gate_lets_write(uintptr_t addr, size_t size)
+{
+	return gate_thread_is_off() ||
+	       ((trms_thread_gate_v1_.quiet & TRMS_GATE_WRITES_) &&
+		gate_write_free(addr, size));
+}
+
 /* A measured activation of the calling thread touches [@addr, @addr +
  * @size): writes there by threads measuring nothing are recorded from now
  * on. */

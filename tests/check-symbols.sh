@@ -1,7 +1,8 @@
 #!/bin/sh
 # The shared library exports exactly what is documented: the functions the
 # public header declares with TRMS_API and the variables it declares for
-# its inline forms (trms_*_vN_), and the C library functions listed
+# its inline forms (trms_*_vN_) with the second names of the functions
+# they call, and the C library functions listed
 # in docs/hooks.md (which src/trms.map exports) -- no more, no less.  And
 # it has none of the test-only fault injection (src/vm.c, tests/faults):
 # neither its counter nor its setting.  And it is bound at load (-z now):
@@ -18,6 +19,8 @@ sed -n 's/^TRMS_API[^(]*[ *]\(trms_[a-z_]*\)(.*/\1/p' "$header" >"$tmp/api"
 # And the variables the inline forms read, declared extern in the header.
 sed -n 's/^extern .*[ *]\(trms_[a-z0-9_]*_v[0-9]*_\)$/\1/p; s/^extern .*[ *]\(trms_[a-z0-9_]*_v[0-9]*_\);$/\1/p' \
 	"$header" >>"$tmp/api"
+# And the second names of the API functions the inline forms call.
+sed -n 's/^extern int \(trms_[a-z0-9_]*_v[0-9]*_\)(.*/\1/p' "$header" >>"$tmp/api"
 # Every `name` in the first column of the tables of docs/hooks.md.
 awk -F'|' '/^\|/ { print $2 }' "$hooks_doc" | grep -o '`[A-Za-z_0-9]*`' |
 	tr -d '`' >"$tmp/hooks" || true

@@ -1,8 +1,9 @@
 /*
  * gate_count.c - preloaded before libtrms by tests/gate/gate.sh: counts
  * the calls of the annotation API that reach the library (the program's
- * calls that its inline forms did not decide), forwarding each, and
- * writes the counts at exit to the file GATE_COUNTS names:
+ * calls that its inline forms did not decide, by the second names they
+ * call, and every call of a program built without them), forwarding
+ * each, and writes the counts at exit to the file GATE_COUNTS names:
  * "begin N end N read N write N".
  */
 #define _GNU_SOURCE
@@ -26,6 +27,8 @@ static unsigned long begins, ends, reads, writes;
 
 FORWARD(trms_region_begin, begins, const char *, name)
 FORWARD(trms_region_end, ends, const char *, name)
+FORWARD(trms_region_begin_v1_, begins, const char *, name)
+FORWARD(trms_region_end_v1_, ends, const char *, name)
 
 #define FORWARD_ACCESS(name, counter)                                      \
 	int name(const void *addr, size_t size);                            \
@@ -41,6 +44,8 @@ FORWARD(trms_region_end, ends, const char *, name)
 
 FORWARD_ACCESS(trms_read, reads)
 FORWARD_ACCESS(trms_write, writes)
+FORWARD_ACCESS(trms_read_v1_, reads)
+FORWARD_ACCESS(trms_write_v1_, writes)
 
 __attribute__((destructor)) static void report(void)
 {
