@@ -2,7 +2,8 @@
  * annotated.c - can the program open a region at all (see annotated.h)?
  *
  * A region is opened through trms_region_begin (the TRMS_REGION macros
- * call it too), or, in code built with `trms cc`, at every function's
+ * call it too; the header's inline form calls it by its second name,
+ * trms_region_begin_v1_), or, in code built with `trms cc`, at every function's
  * entry through __cyg_profile_func_enter.  Code that calls either imports
  * the symbol: an undefined entry
  * in its object's dynamic symbol table (a weak one, for a program that
@@ -19,6 +20,7 @@
 #include <string.h>
 
 static const char *const region_entries[] = { "trms_region_begin",
+					     "trms_region_begin_v1_",
 					     "__cyg_profile_func_enter" };
 
 static bool is_region_entry(const char *name)

@@ -91,12 +91,19 @@ static inline void meter_stop_at(struct trms_thread *t, struct meter *m,
 	/* Entering and leaving the library, outside any reading. */
 	if (op == COST_OP_ACCESS)
 		cost_exclude_estimated(&t->cost, t->cost.access_floor);
-	if (!m->measure)
+	if (!m->measure) {
 		cost_estimated(&t->cost, op);
-	else if (m->exact)
-		cost_exclude(&t->cost, now - m->entry - slow);
+		return;
+	}
+	/* Never below zero, whatever the clock did (a virtual machine's
+	 * TSC moved back across CPUs). */
+	int64_t took = (int64_t)(now - m->entry - slow);
+	if (took < 0)
+		took = 0;
+	if (m->exact)
+		cost_exclude(&t->cost, (uint64_t)took);
 	else
-		cost_measured(&t->cost, op, now - m->entry - slow);
+		cost_measured(&t->cost, op, (uint64_t)took);
 }
 
 static inline void meter_stop(struct trms_thread *t, struct meter *m,

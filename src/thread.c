@@ -293,7 +293,8 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 	}
 	thread_cost_defaults(t);
 	struct trms_thread_gate_v1_ *gate = gate_thread_open();
-	selection_thread_init(&t->sel, clock_ticks() ^ (uintptr_t)t, gate);
+	selection_thread_init(&t->sel, clock_monotonic_ns() ^ (uintptr_t)t,
+			      gate);
 
 	if (origin) {
 		t->has_creator = origin->has_creator;

@@ -79,8 +79,7 @@ void clock_pair_read(struct clock_pair *p)
 	}
 }
 
-/* 0: not chosen yet, 1: being chosen, 2: chosen. */
-static int chosen;
+int clock_chosen;
 /* Set while this thread chooses: a signal handler that interrupts it and
  * asks again must not wait for itself. */
 static __thread bool choosing __attribute__((tls_model("initial-exec")));
@@ -89,11 +88,11 @@ void clock_init(void)
 {
 	int expected = 0;
 
-	if (__atomic_load_n(&chosen, __ATOMIC_ACQUIRE) == 2 || choosing)
+	if (__atomic_load_n(&clock_chosen, __ATOMIC_ACQUIRE) == 2 || choosing)
 		return;
-	if (!__atomic_compare_exchange_n(&chosen, &expected, 1, false,
+	if (!__atomic_compare_exchange_n(&clock_chosen, &expected, 1, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
-		while (__atomic_load_n(&chosen, __ATOMIC_ACQUIRE) != 2)
+		while (__atomic_load_n(&clock_chosen, __ATOMIC_ACQUIRE) != 2)
 #ifdef CLOCK_HAVE_TSC
 			_mm_pause();
 #else
@@ -107,7 +106,17 @@ void clock_init(void)
 	__atomic_store_n(&clock_use_tsc, tsc, __ATOMIC_RELAXED);
 	clock_pair_read(&anchor);
 	choosing = false;
-	__atomic_store_n(&chosen, 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&clock_chosen, 2, __ATOMIC_RELEASE);
+}
+
+uint64_t clock_ticks_unchosen(void)
+{
+	clock_init();
+#ifdef CLOCK_HAVE_TSC
+	if (__atomic_load_n(&clock_use_tsc, __ATOMIC_RELAXED))
+		return __rdtsc();
+#endif
+	return clock_monotonic_ns();
 }
 
 void clock_after_fork_child(void)
@@ -116,7 +125,7 @@ void clock_after_fork_child(void)
 	 * again there, or clock_init would wait for it for ever. */
 	int expected = 1;
 
-	__atomic_compare_exchange_n(&chosen, &expected, 0, false,
+	__atomic_compare_exchange_n(&clock_chosen, &expected, 0, false,
 				    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 

@@ -22,6 +22,8 @@
 
 /* Set once, by clock_init; read with relaxed atomic loads. */
 extern bool clock_use_tsc;
+/* 0: not chosen yet, 1: being chosen, 2: chosen. */
+extern int clock_chosen;
 
 /*
  * Choose the cost clock (the TSC or CLOCK_MONOTONIC) and read the pair
@@ -29,11 +31,22 @@ extern bool clock_use_tsc;
  * once, or wait for the thread that is choosing (a few microseconds);
  * async-signal-safe.  It costs a file read (the kernel's clock source, in
  * sysfs), so the library makes it only when costs will be measured: at
- * start in a program that can open regions, else at the first region
- * (before any tick is taken for it), and before a sandbox closes.  Until
- * then clock_ticks reads CLOCK_MONOTONIC.
+ * start in a program that can open regions, else at the first region,
+ * and before a sandbox closes; and the first clock_ticks of the process
+ * makes it if nothing has, so that no interval is ever read in two
+ * clocks (one thread inside a call while another chooses).
  */
 void clock_init(void);
+
+/* clock_ticks before the choice: make it, then read. */
+uint64_t clock_ticks_unchosen(void);
+
+/* Is the cost clock chosen?  A reader that must not make the choice (a
+ * signal handler: it opens a file) times nothing until it is. */
+static inline bool clock_is_chosen(void)
+{
+	return __atomic_load_n(&clock_chosen, __ATOMIC_ACQUIRE) == 2;
+}
 
 /* In a forked child (its atfork handler). */
 void clock_after_fork_child(void);
@@ -52,6 +65,9 @@ static inline uint64_t clock_ticks(void)
 	if (__atomic_load_n(&clock_use_tsc, __ATOMIC_RELAXED))
 		return __rdtsc();
 #endif
+	if (__builtin_expect(
+		    __atomic_load_n(&clock_chosen, __ATOMIC_ACQUIRE) != 2, 0))
+		return clock_ticks_unchosen();
 	return clock_monotonic_ns();
 }
 
@@ -66,6 +82,9 @@ static inline uint64_t clock_ticks_after(void)
 		return __rdtscp(&aux);
 	}
 #endif
+	if (__builtin_expect(
+		    __atomic_load_n(&clock_chosen, __ATOMIC_ACQUIRE) != 2, 0))
+		return clock_ticks_unchosen();
 	return clock_monotonic_ns();
 }
 

@@ -250,7 +250,7 @@ static struct {
 /* Uniform enough in [0, @n). */
 static uint64_t kept_random(uint64_t n)
 {
-	uint64_t x = kept.random ? kept.random : clock_ticks() | 1;
+	uint64_t x = kept.random ? kept.random : clock_monotonic_ns() | 1;
 
 	x ^= x << 13;
 	x ^= x >> 7;
@@ -419,7 +419,10 @@ void sampler_on_sample(int sig, siginfo_t *info, void *uctx)
 	uint64_t periods = 1;
 	if (info && info->si_code == SI_TIMER && info->si_overrun > 0)
 		periods += (uint64_t)info->si_overrun;
-	uint64_t start = clock_ticks();
+	/* (Not timed before the cost clock is chosen: the choice is not
+	 * for a handler to make.) */
+	bool timed = clock_is_chosen();
+	uint64_t start = timed ? clock_ticks() : 0;
 	bool in_program = false;
 	if (!atomic_load_explicit(&sampler.on, memory_order_relaxed)) {
 		/* a signal still in flight when sampling was turned off */
@@ -441,7 +444,7 @@ void sampler_on_sample(int sig, siginfo_t *info, void *uctx)
 		in_program = true;
 	}
 	sampler_judge_waits(s, periods);
-	uint64_t ticks = clock_ticks() - start;
+	uint64_t ticks = timed ? clock_ticks() - start : 0;
 	cct_add(&s->handler_ticks, ticks);
 	/* The program's code was interrupted, perhaps inside a measured
 	 * activation, whose cost must not have the library's time in it.
