@@ -204,15 +204,28 @@ void selection_slot_sync(struct selection_thread *s, unsigned i)
 	r->activations += taken;
 	r->period_candidates += taken;
 	slot->set = left;
+	/* Begins towards the budget's next look (the next begin that
+	 * reaches the library makes it, if it is due). */
+	if (selection.budget)
+		s->until_check = taken < s->until_check
+					 ? s->until_check - (uint32_t)taken
+					 : 1;
 }
 
 void selection_slot_publish(struct selection_thread *s,
 			    const struct selection_region *r)
 {
 	unsigned i = r->slot - 1;
+	uint64_t skip = s->measuring ? 0 : r->countdown;
 
-	s->gate->slot[i].skip = s->slots[i].set =
-		s->measuring ? 0 : r->countdown;
+	/* With a budget, no more than until the next look: the library
+	 * must see the begins to end its periods and adapt its rates (a
+	 * countdown drawn at a low rate would else hold until it ran
+	 * out, the rate unchanged however the program changed). */
+	uint64_t room = s->until_check ? s->until_check - 1 : 0;
+	if (selection.budget && skip > room)
+		skip = room;
+	s->gate->slot[i].skip = s->slots[i].set = skip;
 }
 
 void selection_slots_sync(struct selection_thread *s)

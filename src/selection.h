@@ -346,7 +346,6 @@ static inline void selection_end(struct selection_thread *s, uint32_t id,
 	if (depth >= s->measured_from)
 		return;
 	s->measured_from = 0;
-	selection_measuring(s, false);
 	if (selection.budget && id < s->capacity) {
 		s->regions[id].period_ticks += excluded - s->excluded_at_open;
 		s->period_inside += excluded - s->excluded_at_open;
@@ -358,6 +357,9 @@ static inline void selection_end(struct selection_thread *s, uint32_t id,
 			s->until_check = 1;
 		}
 	}
+	/* (After the look is set: the slots take their countdowns again
+	 * only up to it.) */
+	selection_measuring(s, false);
 }
 
 /* A skipped activation's frame is about to be popped. */

@@ -15,7 +15,9 @@
 #    its own), for four seeds, with one thread and with three that hand
 #    data round a ring;
 #  - TRMS_BUDGET=1 (costs in ns) on a read-heavy region: some of its
-#    activations are measured, not all, and the profile says so;
+#    activations are measured, not all, and the profile says so; over a
+#    long run its periods end about every 10 ms although the program
+#    skips most begins without calling the library;
 #    TRMS_BUDGET=2 on a costly one: measured only until the end of its
 #    first activation, not for a whole period;
 #  - bad values are refused with a message, the default kept.
@@ -131,6 +133,21 @@ awk '$1 == "region" && $3 == "flat" { id = $2 }
 	fail "TRMS_BUDGET=1: flat not measured in part: $(grep ^activations "$work/budget.trms")"
 "$trms" report "$work/budget.trms" 2>&1 | grep -q 'a budget of 1.00%' ||
 	fail "TRMS_BUDGET=1: the report does not say it"
+
+# The budget keeps looking while the program skips begins itself (the
+# inline forms' slots): a slot holds no more skips than the begins left
+# before the next look, so periods end about every 10 ms of the run.
+# When a slot held the whole countdown (1 in 1000 or so here), the
+# library saw a begin in a thousand and looked every few hundred of
+# those: 1 period in 220 ms, rates unchanged all that time.  At least one
+# period per 20 ms of the run.
+env TRMS_SAMPLE_HZ=0 TRMS_BUDGET=1 "TRMS_OUTPUT=$work/periods.trms" \
+	"LD_PRELOAD=$lib" "$prog" flat 20000000 2>"$work/periods.err" ||
+	fail "TRMS_BUDGET=1, long: exit status $?: $(cat "$work/periods.err")"
+awk '$1 == "meta" { v[$2] = $3 }
+     END { if (v["budget_periods"] < (v["end_ns"] - v["start_ns"]) / 20000000 - 1) exit 1 }' \
+	"$work/periods.trms" ||
+	fail "TRMS_BUDGET=1, long: $(grep -E '^meta (budget_periods|start_ns|end_ns)' "$work/periods.trms" | tr '\n' ' ')(at least one period per 20 ms)"
 
 # The budget with one activation around everything, as main's in a
 # program built with trms cc: measured at first (every region starts
