@@ -16,7 +16,10 @@
 # median of its per-round ratios to the round's native run with their
 # quartiles; then, for the budgeted and full runs of the second loop, the
 # report's first lines (growth classes) and the library's share.  RUNS
-# rounds (default 11); ELEMENT_ROUNDS calls per run (default 20000).
+# rounds (default 11); ELEMENT_ROUNDS calls per run (default 20000);
+# ELEMENT_CC the compiler and its optimisation (default "cc -O2"; both
+# builds get it: "clang -O2" and "cc -O3" keep the gate's flag in a
+# register or out of the loop).
 set -u
 build=${1:-build-release}
 runs=${2:-11}
@@ -37,11 +40,12 @@ trap 'exit 130' INT TERM
 # (-falign-loops=64): where a loop of a few instructions happens to fall
 # against the CPU's fetch boundaries moves its time by a third, either
 # way, which would be put down to the annotations.
+compile=${ELEMENT_CC:-cc -O2}
 for w in 0 8; do
-	cc -O2 -falign-loops=64 -pthread -DWORK=$w -I"$here/../include" \
+	$compile -falign-loops=64 -pthread -DWORK=$w -I"$here/../include" \
 		"$here/element_loop.c" -o "$work/loop$w" -L"$libdir" -ltrms \
 		-Wl,-rpath,"$libdir" &&
-		cc -O2 -falign-loops=64 -pthread -DWORK=$w -DNATIVE \
+		$compile -falign-loops=64 -pthread -DWORK=$w -DNATIVE \
 			"$here/element_loop.c" -o "$work/native$w" || exit 2
 done
 
@@ -67,7 +71,7 @@ variant() {
 variants="0-native 0-off 0-sample1000 0-budget2 0-full
 8-native 8-off 8-sample1000 8-budget2 8-full
 8-native-2 8-budget2-2 8-full-2"
-echo "trms annotated loop: $(date '+%Y-%m-%d %H:%M:%S'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $runs rounds"
+echo "trms annotated loop: $(date '+%Y-%m-%d %H:%M:%S'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $runs rounds, $compile"
 for round in $(seq 1 "$runs"); do
 	# The order rotates: no variant always follows the same one.
 	order=$(echo $variants | tr ' ' '\n' |

@@ -267,9 +267,11 @@ extern __thread struct trms_thread_gate_v1_ trms_thread_gate_v1_
 extern struct trms_process_gate_v1_ trms_process_gate_v1_;
 
 /* The library's functions under second names, the ones the inline forms
- * call (the same functions: not an interface of their own either).  Not
- * the functions' own names: Clang will not inline a function whose body
- * calls its own symbol, and would call the library every time. */
+ * call once they have found the library needed (not an interface of
+ * their own either: the same functions, less the tests the inline forms
+ * made already).  Not the functions' own names: Clang will not inline a
+ * function whose body calls its own symbol, and would call the library
+ * every time. */
 extern int trms_region_begin_v1_(const char *name);
 extern int trms_region_end_v1_(const char *name);
 extern int trms_read_v1_(const void *addr, size_t size);

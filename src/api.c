@@ -247,16 +247,39 @@ static __attribute__((noinline)) int begin_selected(const char *name,
 	return rc;
 }
 
+/*
+ * The functions the header's inline forms call, by their second names
+ * (trms.h), once they have found that the library is needed; the
+ * functions of the public names decide first what the inline forms would
+ * have (gate.h), for a program that calls them every time.
+ */
+#define SECOND_NAME __attribute__((visibility("default")))
+SECOND_NAME int trms_region_begin_v1_(const char *name);
+SECOND_NAME int trms_region_end_v1_(const char *name);
+SECOND_NAME int trms_read_v1_(const void *addr, size_t size);
+SECOND_NAME int trms_write_v1_(const void *addr, size_t size);
+
+static inline __attribute__((always_inline)) int
+begin_at(const char *name, uintptr_t cfa)
+{
+	if (__builtin_expect(selection.on, 0))
+		return begin_selected(name, cfa);
+	return call_timed() ? begin_fast(name, cfa, true, false)
+			    : begin_fast(name, cfa, false, false);
+}
+
+int trms_region_begin_v1_(const char *name)
+{
+	return begin_at(name, (uintptr_t)__builtin_dwarf_cfa());
+}
+
 int trms_region_begin(const char *name)
 {
 	uintptr_t cfa = (uintptr_t)__builtin_dwarf_cfa();
 
 	if (gate_thread_is_off())
 		return 0;
-	if (__builtin_expect(selection.on, 0))
-		return begin_selected(name, cfa);
-	return call_timed() ? begin_fast(name, cfa, true, false)
-			    : begin_fast(name, cfa, false, false);
+	return begin_at(name, cfa);
 }
 
 static __attribute__((noinline)) int calibration_begin(const char *name)
@@ -401,14 +424,24 @@ static __attribute__((noinline)) int end_selected(const char *name)
 	return end_as_timed(name);
 }
 
-int trms_region_end(const char *name)
+static inline __attribute__((always_inline)) int end_named(const char *name)
 {
-	if (gate_thread_is_off())
-		return 0;
 	if (__builtin_expect(selection.on, 0))
 		return end_selected(name);
 	return call_timed() ? end_fast(name, true, false)
 			    : end_fast(name, false, false);
+}
+
+int trms_region_end_v1_(const char *name)
+{
+	return end_named(name);
+}
+
+int trms_region_end(const char *name)
+{
+	if (gate_thread_is_off())
+		return 0;
+	return end_named(name);
 }
 
 static __attribute__((noinline)) int calibration_end(const char *name)
@@ -466,6 +499,11 @@ static __attribute__((noinline)) int read_events(const void *addr,
 	return access_range("trms_read", addr, size, engine_read, false);
 }
 
+int trms_read_v1_(const void *addr, size_t size)
+{
+	return call_timed() ? read_timed(addr, size) : read_events(addr, size);
+}
+
 int trms_read(const void *addr, size_t size)
 {
 	if (gate_lets_read())
@@ -489,6 +527,12 @@ static __attribute__((noinline)) int write_events(const void *addr,
 						  size_t size)
 {
 	return access_range("trms_write", addr, size, engine_write, false);
+}
+
+int trms_write_v1_(const void *addr, size_t size)
+{
+	return call_timed() ? write_timed(addr, size)
+			    : write_events(addr, size);
 }
 
 int trms_write(const void *addr, size_t size)
@@ -576,12 +620,3 @@ const char *trms_version(void)
 {
 	return TRMS_VERSION_TEXT;
 }
-
-/* The second names the header's inline forms call (trms.h). */
-#define SECOND_NAME(name)                                                   \
-	extern __typeof__(name) name##_v1_                                  \
-		__attribute__((alias(#name), visibility("default")))
-SECOND_NAME(trms_region_begin);
-SECOND_NAME(trms_region_end);
-SECOND_NAME(trms_read);
-SECOND_NAME(trms_write);
