@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "memory_limit.h"
+#include "text.h"
 #include "vm.h"
 
 __thread struct trms_thread *thread_current
@@ -116,6 +117,157 @@ void thread_drop_pending(struct trms_thread *t)
 			 __ATOMIC_RELAXED);
 }
 
+/* ---- Threads that ended ----
+ *
+ * A server that starts a thread per request would otherwise keep every
+ * one's state (some 16 KiB, its tuples and call tree besides) until its
+ * profile is written.  The THREAD_ENDED_KEPT most recently ended threads
+ * keep their own numbers in the profile; each older one is folded into
+ * one thread, named "N ended threads", that has their tuples, activation
+ * counts, data moved, samples and call paths added together, and its
+ * state is given back.  Not with windows (TRMS_INTERVAL): the windows
+ * name a thread's tuples by its number, and the exit profile must be
+ * their merge (docs/production.md, "Memory"). */
+
+#define THREAD_ENDED_KEPT 256
+
+/* The thread that holds the folded ones (NULL: none yet), and how many
+ * ended threads are kept apart; under runtime.lock. */
+static struct trms_thread *folded;
+static unsigned ended_kept;
+static uint64_t n_folded;
+
+static struct trms_thread *folded_thread(void)
+{
+	if (folded)
+		return folded;
+	struct trms_thread *f = vm_alloc(sizeof(*f));
+	if (!f)
+		return NULL;
+	profile_table_init(&f->profile);
+	atomic_init(&f->recording, &f->profile);
+	selection_thread_init(&f->sel, 1, NULL);
+	f->dead = true;
+	f->ordinal = runtime.next_ordinal++;
+	cds_list_add_tail(&f->link, &runtime.threads);
+	return folded = f;
+}
+
+/* Room in @into for every region @from counted, before anything is
+ * added (a fold is all or nothing until its tuples are in). */
+static bool selection_room(struct selection_thread *into,
+			   const struct selection_thread *from)
+{
+	for (uint32_t id = from->capacity; id-- > 0;)
+		if (from->regions[id].known)
+			return selection_region_setup(into, id) != NULL;
+	return true;
+}
+
+static void add_selection(struct selection_thread *into,
+			  const struct selection_thread *from)
+{
+	for (uint32_t id = 0; id < from->capacity; id++) {
+		const struct selection_region *r = &from->regions[id];
+		struct selection_region *d;
+		if (!r->known || !(d = selection_region_setup(into, id)))
+			continue;
+		__atomic_store_n(&d->activations, d->activations + r->activations,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&d->measured, d->measured + r->measured,
+				 __ATOMIC_RELAXED);
+	}
+	__atomic_store_n(&into->periods, into->periods + from->periods,
+			 __ATOMIC_RELAXED);
+}
+
+static void add(uint64_t *into, uint64_t n)
+{
+	__atomic_store_n(into, __atomic_load_n(into, __ATOMIC_RELAXED) + n,
+			 __ATOMIC_RELAXED);
+}
+
+static void add_sampler(struct sampler_thread *into,
+			const struct sampler_thread *from)
+{
+	uint64_t lost = cct_absorb(&into->cct, &from->cct);
+
+	/* What the tree could not take is counted as the handler counts a
+	 * sample without memory for its node. */
+	add(&into->samples, cct_load(&from->samples) - lost);
+	add(&into->dropped[DROP_NO_MEMORY], lost);
+	add(&into->overrun, cct_load(&from->overrun));
+	for (int i = 0; i < SAMPLE_DROPS; i++)
+		add(&into->dropped[i], cct_load(&from->dropped[i]));
+	add(&into->handler_ticks, cct_load(&from->handler_ticks));
+	add(&into->handed_ticks, cct_load(&from->handed_ticks));
+	add(&into->cpu_ns, sampler_thread_cpu_ns(from));
+}
+
+/* Add @t into @f; false (nothing changed) without the memory for it. */
+static bool fold(struct trms_thread *f, const struct trms_thread *t)
+{
+	if (!selection_room(&f->sel, &t->sel) ||
+	    profile_table_absorb(&f->profile, &t->profile))
+		return false;
+	add_selection(&f->sel, &t->sel);
+	add(&f->profile.dropped, t->profile.dropped);
+	add(&f->profile.slow_ticks, t->profile.slow_ticks);
+	add_sampler(&f->sampler, &t->sampler);
+	add(&f->cost.excluded, t->cost.excluded);
+	add(&f->incomplete, t->incomplete);
+	add(&f->lookup_slow_ticks, t->lookup_slow_ticks);
+	add(&f->in_bytes, t->in_bytes);
+	add(&f->in_calls, t->in_calls);
+	add(&f->out_bytes, t->out_bytes);
+	add(&f->out_calls, t->out_calls);
+	/* Its elapsed time, what a wall-clock sampler's rate is of. */
+	if (t->alive_until_ns > t->alive_from_ns)
+		add(&f->alive_until_ns, t->alive_until_ns - t->alive_from_ns);
+	if (!f->alive_until_ns)
+		f->alive_until_ns = 1;
+	n_folded++;
+	text_format(f->name, sizeof(f->name), "%llu ended threads",
+		    (unsigned long long)n_folded);
+	return true;
+}
+
+static void release(struct trms_thread *t)
+{
+	cds_list_del(&t->link);
+	profile_table_fini(&t->profile);
+	cct_fini(&t->sampler.cct);
+	selection_thread_fini(&t->sel);
+	vm_free(t, sizeof(*t));
+}
+
+static void fold_ended(struct trms_thread *ending)
+{
+	struct trms_thread *t, *oldest = NULL;
+
+	/* With windows, a thread's tuples are in the windows under its
+	 * number: folded, the exit profile would not be their merge. */
+	if (config.interval_ns || ++ended_kept <= THREAD_ENDED_KEPT)
+		return;
+	cds_list_for_each_entry(t, &runtime.threads, link)
+		if (t->dead && t != folded && t != ending) {
+			oldest = t;
+			break;
+		}
+	struct trms_thread *f = oldest ? folded_thread() : NULL;
+	if (!f || !fold(f, oldest))
+		return; /* kept as it is: the limit of memory still holds */
+	release(oldest);
+	ended_kept--;
+}
+
+static void fold_after_fork_child(void)
+{
+	folded = NULL;
+	ended_kept = 0;
+	n_folded = 0;
+}
+
 /* The end of @t, the calling thread's state, for the library: its open
  * activations end now, its stamps go, its tuples stay for the profile;
  * the thread's later calls are ignored.  @stop_sampling: how its timer
@@ -139,6 +291,7 @@ static void thread_end(struct trms_thread *t,
 	selection_slots_sync(&t->sel);
 	t->sel.gate = NULL;
 	t->dead = true;
+	fold_ended(t);
 	pthread_mutex_unlock(&runtime.lock);
 	thread_current = NULL;
 	self_gone = true;
@@ -363,6 +516,7 @@ void thread_after_fork_child(void)
 		selection_thread_fini(&t->sel);
 		vm_free(t, sizeof(*t));
 	}
+	fold_after_fork_child();
 	runtime.next_ordinal = 0;
 	gate_after_fork_child(self && self->sel.measuring);
 	if (!self)

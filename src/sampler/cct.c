@@ -135,3 +135,55 @@ void cct_walk(const struct cct *c,
 		n = next;
 	}
 }
+
+struct absorb {
+	struct cct *into;
+	uint64_t lost;
+};
+
+/* @n's path from below the root, into @path (at most CCT_MAX_DEPTH, as
+ * every path inserted); @return its length. */
+static unsigned path_of(const struct cct_node *n, struct cct_step *path)
+{
+	unsigned depth = 0;
+
+	for (const struct cct_node *up = n; up && up->kind != CCT_ROOT;
+	     up = up->parent)
+		depth++;
+	if (depth > CCT_MAX_DEPTH)
+		depth = CCT_MAX_DEPTH;
+	for (unsigned i = depth; i > 0 && n; i--, n = n->parent)
+		path[i - 1] = (struct cct_step){ n->kind, n->key };
+	return depth;
+}
+
+static void absorb_node(void *ctx, const struct cct_node *n)
+{
+	struct absorb *a = ctx;
+	struct cct_step path[CCT_MAX_DEPTH];
+	uint64_t samples = cct_load(&n->samples);
+
+	/* A node no sample ended at is made, if needed, by its
+	 * descendants' paths. */
+	if (!samples && !cct_load(&n->work) && !cct_load(&n->overhead) &&
+	    !cct_load(&n->blocked) && !cct_load(&n->idleness))
+		return;
+	struct cct_node *d = cct_insert(a->into, path, path_of(n, path));
+	if (!d) {
+		a->lost += samples;
+		return;
+	}
+	cct_add(&d->samples, samples);
+	cct_add(&d->work, cct_load(&n->work));
+	cct_add(&d->overhead, cct_load(&n->overhead));
+	cct_add(&d->blocked, cct_load(&n->blocked));
+	cct_add(&d->idleness, cct_load(&n->idleness));
+}
+
+uint64_t cct_absorb(struct cct *into, const struct cct *from)
+{
+	struct absorb a = { into, 0 };
+
+	cct_walk(from, absorb_node, &a);
+	return a.lost;
+}

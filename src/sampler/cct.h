@@ -80,6 +80,12 @@ struct cct_node *cct_insert(struct cct *c, const struct cct_step *path,
 void cct_walk(const struct cct *c,
 	      void (*fn)(void *ctx, const struct cct_node *node), void *ctx);
 
+/* Add every sample of @from into @into, path by path (the tree of an
+ * ended thread folded into another's: thread_fold.c).  Only @into's own
+ * thread may insert into it meanwhile, or none.  @return the samples
+ * that found no memory for their node in @into (0: all placed). */
+uint64_t cct_absorb(struct cct *into, const struct cct *from);
+
 static inline uint64_t cct_load(const uint64_t *counter)
 {
 	return __atomic_load_n(counter, __ATOMIC_RELAXED);

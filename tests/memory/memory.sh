@@ -13,7 +13,12 @@
 #    sweep against the process's mappings finds it);
 #  - TRMS_MEMORY_LIMIT=24M: the program runs as it does natively, the
 #    profile says what the limit refused and which activations it left
-#    out, and every activation recorded is exact.
+#    out, and every activation recorded is exact;
+#  - threads that ended (src/thread_fold.h): 2,000 threads one after
+#    another hold no more than 300 do (plus 2 MiB; every ended thread
+#    kept 16 KiB before), the profile keeps 256 of them apart and one
+#    "1744 ended threads" with the rest's tuples, data in and (sampled at
+#    1 kHz) samples and call paths added together, exactly.
 set -u
 trms=$1 prog=$2 native=$3 dir=$4/memory-test
 here=$(dirname "$0")
@@ -76,4 +81,36 @@ tuples limit use trms | awk '$1 != 2097152 { exit 1 }' ||
 	fail "limit: an inexact activation recorded: $(tuples limit use trms)"
 "$trms" report "$dir/limit.trms" | grep -q "memory limit (24 MiB) was reached" ||
 	fail "limit: the report does not say so"
+# Threads that ended.
+few=$(run threads300 "$prog" threads 300 0)
+many=$(run threads2000 "$prog" threads 2000 0)
+[ "$many" -le $((few + 2048)) ] ||
+	fail "threads: 2000 threads peak at $many KiB, 300 at $few KiB"
+echo "threads: peak $many KiB after 2000 threads, $few KiB after 300"
+p=$dir/threads2000.trms
+n=$(grep -c '^thread ' "$p")
+[ "$n" -eq 258 ] || fail "threads: $n threads in the profile, not 256 + main + folded"
+grep -q '^thread [0-9]* name=1744%20ended%20threads ' "$p" ||
+	fail "threads: no thread '1744 ended threads': $(grep '^thread' "$p" | tail -n 1)"
+got=$("$trms" report --tuples "$p" | awk -F '\t' '$1 == "work" && $3 == "trms" {
+	c += $5; n[$4] = 1 } END { print length(n), c }')
+[ "$got" = "1 2000" ] || fail "threads: work's sizes and count are '$got', not '1 2000'"
+got=$(sed -n 's/^thread [1-9][0-9]* .*in_bytes=\([0-9]*\) in_calls=\([0-9]*\) .*/\1 \2/p' "$p" |
+	awk '{ b += $1; c += $2 } END { print b, c }')
+[ "$got" = "200000 2000" ] || fail "threads: data in '$got', not '200000 2000'"
+TRMS_SAMPLE_HZ=1000 TRMS_COST=events TRMS_OUTPUT="$dir/sampled.trms" \
+	"$prog" threads 400 3000 >/dev/null 2>"$dir/sampled.err" ||
+	fail "threads, sampled: exit status $?: $(cat "$dir/sampled.err")"
+# Each thread's samples are its tree's (thread 0 wrote the profile while
+# sampled: not counted).
+p=$dir/sampled.trms
+folded=$(sed -n 's/^thread \([0-9]*\) name=144%20ended%20threads .* samples=\([0-9]*\) .*/\1 \2/p' "$p")
+[ -n "$folded" ] && [ "${folded#* }" -gt 0 ] ||
+	fail "threads, sampled: no folded thread with samples: $(grep ended "$p")"
+sed -n 's/^thread \([0-9]*\) .* samples=\([0-9]*\) .*/\1 \2/p' "$p" | sort >"$dir/threads.samples"
+awk '$1 == "cct" { s[$2] += $(NF - 4) } END { for (t in s) print t, s[t] }' "$p" |
+	sort >"$dir/tree.samples"
+bad=$(join -a 1 -e 0 -o 0,1.2,2.2 "$dir/threads.samples" "$dir/tree.samples" |
+	awk '$1 != 0 && $2 != $3')
+[ -z "$bad" ] || fail "threads, sampled: threads' samples not their trees' (thread samples tree): $bad"
 finish memory

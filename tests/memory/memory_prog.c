@@ -16,6 +16,10 @@
  *               and every round a region that reads a 4 KiB block of a
  *               malloc'd buffer of 1 MiB (freed and malloc'd again every
  *               64 rounds): for tests/soak;
+ *   threads N US  N threads, one after another, each spinning US
+ *               microseconds in a region "work" that reads a 4 KiB block
+ *               of its own, after reading 100 bytes of /dev/zero (data
+ *               in): what threads that ended leave (thread_fold.h);
  *   native ...  the same modes without touching the library (built with
  *               -DNATIVE: the annotations compiled out).
  * Prints its peak resident memory (VmHWM, KiB) on the last line.
@@ -25,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -177,6 +183,42 @@ static int soak(double seconds)
 	return 0;
 }
 
+static void *one_thread(void *arg)
+{
+	static __thread char block[4096];
+	struct timespec start, now;
+	long us = *(const long *)arg;
+	int fd = open("/dev/zero", O_RDONLY);
+	char in[100];
+
+	if (fd < 0 || read(fd, in, sizeof(in)) != (ssize_t)sizeof(in))
+		return arg;
+	close(fd);
+	trms_region_begin("work");
+	memset(block, in[0], sizeof(block));
+	trms_read(block, sizeof(block));
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000000 +
+		       (now.tv_nsec - start.tv_nsec) / 1000 <
+	       us);
+	trms_region_end("work");
+	return NULL;
+}
+
+static int threads(long n, long us)
+{
+	for (long i = 0; i < n; i++) {
+		pthread_t t;
+		void *failed;
+		if (pthread_create(&t, NULL, one_thread, &us) ||
+		    pthread_join(t, &failed) || failed)
+			return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 1;
@@ -189,6 +231,8 @@ int main(int argc, char **argv)
 		rc = churn(atol(argv[2]), 0);
 	else if (argc == 3 && !strcmp(argv[1], "soak"))
 		rc = soak(atof(argv[2]));
+	else if (argc == 4 && !strcmp(argv[1], "threads"))
+		rc = threads(atol(argv[2]), atol(argv[3]));
 	printf("%ld\n", peak_kib());
 	return rc;
 }

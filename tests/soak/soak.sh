@@ -11,10 +11,13 @@
 #     does not see, and a malloc'd buffer freed and malloc'd again, under
 #     TRMS_INTERVAL=1 and TRMS_ACTIVATION_SAMPLE=10.
 #
-# Every 10 s the process's resident memory (VmRSS) and open descriptors are
+# Every 2 s the process's resident memory (VmRSS) and open descriptors are
 # read.  Asserts, after a warm-up of a sixth of the time: the resident
-# memory never above the warm-up's largest by more than a tenth plus 16
-# MiB, the descriptors never more than at warm-up; every window written
+# memory never above the warm-up's largest by more than a tenth plus 32
+# MiB (the shadow of memory unmapped unseen grows by that much at least
+# before the library compares it with the process's mappings: src/sweep.h,
+# a sawtooth whose top a warm-up of a few samples may miss), the
+# descriptors never more than at warm-up; every window written
 # is readable (trms report --tuples), about one a second; the exit
 # status 0; and for redis, that redis-benchmark never failed.  Prints
 # the throughput ratio and the memory and descriptor ranges.  Exit status
@@ -30,7 +33,7 @@ unset TRMS_OUTPUT TRMS_VERBOSE TRMS_OFF TRMS_COST TRMS_SAMPLE_HZ
 rss_kib() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status" 2>/dev/null; }
 fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 
-# watch PID NAME: sample the process every 10 s while it runs, into
+# watch PID NAME: sample the process every 2 s while it runs, into
 # $scratch/NAME.watch ("seconds rss fds").
 watch() {
 	local pid=$1 out=$scratch/$2.watch t=0
@@ -39,8 +42,8 @@ watch() {
 		local r f
 		r=$(rss_kib "$pid") f=$(fds "$pid")
 		[ -n "$r" ] && echo "$t $r $f" >>"$out"
-		sleep 10
-		t=$((t + 10))
+		sleep 2
+		t=$((t + 2))
 	done
 }
 
@@ -54,7 +57,7 @@ judge() {
 			printf "%s: resident %d KiB at warm-up, %d after; descriptors %d, %d after (%d samples)\n",
 				name, wr, lr, wf, lf, n
 			if (!n) { print "no sample after warm-up"; exit 1 }
-			if (lr > wr * 1.1 + 16384) { print "resident memory grew"; exit 1 }
+			if (lr > wr * 1.1 + 32768) { print "resident memory grew"; exit 1 }
 			if (lf > wf) { print "descriptors grew"; exit 1 }
 		}' "$out" || fail "$1: not flat ($(tail -n 3 "$out" | tr '\n' ' '))"
 }
