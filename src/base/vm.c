@@ -192,11 +192,13 @@ static size_t round_to_pages(size_t size)
 	return (size + page - 1) & ~(page - 1);
 }
 
-void *vm_alloc(size_t size)
+/* Map @size bytes (whole pages) of what stays @reserve short of the
+ * limit; NULL (nothing taken) if the limit or the kernel refuses. */
+static void *alloc_below(size_t size, size_t reserve)
 {
 	size_t bytes = round_to_pages(size);
 
-	if (injected_failure() || !take(bytes))
+	if (injected_failure() || !take_below(bytes, reserve))
 		return NULL;
 	void *p = sys_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -206,18 +208,14 @@ void *vm_alloc(size_t size)
 	return NULL;
 }
 
+void *vm_alloc(size_t size)
+{
+	return alloc_below(size, 0);
+}
+
 void *vm_alloc_bulk(size_t size)
 {
-	size_t bytes = round_to_pages(size);
-
-	if (injected_failure() || !take_below(bytes, bulk_reserve()))
-		return NULL;
-	void *p = sys_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p != MAP_FAILED)
-		return p;
-	give(bytes);
-	return NULL;
+	return alloc_below(size, bulk_reserve());
 }
 
 void *vm_reserve(size_t size)

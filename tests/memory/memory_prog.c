@@ -124,21 +124,30 @@ static int again(const char *mode)
 	return 0;
 }
 
+/* Round @i of the churn: 8 MiB mapped at its drifting address, written,
+ * read in a region and unmapped, by munmap if @seen, else by a system
+ * call the library does not see. */
+static void churn_round(long i, int seen)
+{
+	/* Drifting addresses wrap at 64 GiB of address. */
+	char *p = map_at(CHURN_BASE + (i % 8000) * (CHURN_BYTES + (68u << 10)),
+			 CHURN_BYTES);
+
+	memset(p, (int)i, CHURN_BYTES);
+	trms_write(p, CHURN_BYTES);
+	trms_region_begin("use");
+	trms_read(p, CHURN_BYTES);
+	trms_region_end("use");
+	if (seen)
+		munmap(p, CHURN_BYTES);
+	else
+		syscall(SYS_munmap, p, CHURN_BYTES);
+}
+
 static int churn(long rounds, int seen)
 {
-	for (long i = 0; i < rounds; i++) {
-		char *p = map_at(CHURN_BASE + i * (CHURN_BYTES + (68u << 10)),
-				 CHURN_BYTES);
-		memset(p, (int)i, CHURN_BYTES);
-		trms_write(p, CHURN_BYTES);
-		trms_region_begin("use");
-		trms_read(p, CHURN_BYTES);
-		trms_region_end("use");
-		if (seen)
-			munmap(p, CHURN_BYTES);
-		else
-			syscall(SYS_munmap, p, CHURN_BYTES);
-	}
+	for (long i = 0; i < rounds; i++)
+		churn_round(i, seen);
 	return 0;
 }
 
@@ -154,19 +163,7 @@ static int soak(double seconds)
 			    (double)(now.tv_nsec - start.tv_nsec) * 1e-9 >=
 		    seconds)
 			break;
-		/* Drifting addresses wrap at 64 GiB of address. */
-		char *p = map_at(CHURN_BASE + (i % 8000) * (CHURN_BYTES +
-							    (68u << 10)),
-				 CHURN_BYTES);
-		memset(p, (int)i, CHURN_BYTES);
-		trms_write(p, CHURN_BYTES);
-		trms_region_begin("use");
-		trms_read(p, CHURN_BYTES);
-		trms_region_end("use");
-		if (i % 2)
-			munmap(p, CHURN_BYTES);
-		else
-			syscall(SYS_munmap, p, CHURN_BYTES);
+		churn_round(i, i % 2);
 		if (i % 64 == 0) {
 			free(heap);
 			heap = malloc(1 << 20);
