@@ -262,10 +262,13 @@ SECOND_NAME int trms_write_v1_(const void *addr, size_t size);
 static inline __attribute__((always_inline)) int
 begin_at(const char *name, uintptr_t cfa)
 {
-	if (__builtin_expect(selection.on, 0))
+	unsigned route = selection.route;
+
+	if (route == ROUTE_EVENTS)
+		return begin_fast(name, cfa, false, false);
+	if (__builtin_expect(route == ROUTE_SELECTED, 0))
 		return begin_selected(name, cfa);
-	return call_timed() ? begin_fast(name, cfa, true, false)
-			    : begin_fast(name, cfa, false, false);
+	return begin_fast(name, cfa, true, false);
 }
 
 int trms_region_begin_v1_(const char *name)
@@ -426,10 +429,13 @@ static __attribute__((noinline)) int end_selected(const char *name)
 
 static inline __attribute__((always_inline)) int end_named(const char *name)
 {
-	if (__builtin_expect(selection.on, 0))
+	unsigned route = selection.route;
+
+	if (route == ROUTE_EVENTS)
+		return end_fast(name, false, false);
+	if (__builtin_expect(route == ROUTE_SELECTED, 0))
 		return end_selected(name);
-	return call_timed() ? end_fast(name, true, false)
-			    : end_fast(name, false, false);
+	return end_fast(name, true, false);
 }
 
 int trms_region_end_v1_(const char *name)

@@ -26,6 +26,9 @@ void selection_configure(void)
 	selection.budget = config.budget_centi != 0;
 	selection.on = config.activation_sample > 1 || selection.budget ||
 		       config.partition_count > 1;
+	selection.route = selection.on		  ? ROUTE_SELECTED
+			  : config.cost == COST_NS ? ROUTE_NS
+						   : ROUTE_EVENTS;
 	/* Partitions alone are exact to the last count, the kinds of
 	 * induced reads included: a thread's reads outside its measured
 	 * activations still stamp its cells (see docs/production.md). */

@@ -133,8 +133,13 @@ struct selection_thread {
 };
 
 /* What the settings ask, fixed at start (selection_configure). */
+/* The way a begin or an end of the API goes, from selection.on and the
+ * cost unit: one test where there were two, on the hottest paths. */
+enum selection_route { ROUTE_EVENTS, ROUTE_NS, ROUTE_SELECTED };
+
 struct selection_settings {
 	bool on;            /* anything but "measure everything" */
+	unsigned char route; /* enum selection_route */
 	bool outside_reads; /* record reads outside measured activations */
 	bool budget;
 	uint64_t threshold; /* TRMS_ACTIVATION_SAMPLE's */
