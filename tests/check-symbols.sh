@@ -4,7 +4,7 @@
 # its inline forms (trms_*_vN_) with the second names of the functions
 # they call, and the C library functions listed
 # in docs/hooks.md (which src/trms.map exports) -- no more, no less.  And
-# it has none of the test-only fault injection (src/vm.c, tests/faults):
+# it has none of the test-only fault injection (src/base/vm.c, tests/faults):
 # neither its counter nor its setting.  And it is bound at load (-z now):
 # no function of another object is bound on first call, which would
 # search symbols in a signal handler or in every forked child again.

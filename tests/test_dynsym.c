@@ -1,6 +1,6 @@
 /*
  * test_dynsym.c - functions' extents found by name in a loaded object's
- * dynamic symbol table (src/dynsym.c) are those the dynamic loader gives
+ * dynamic symbol table (src/sampler/dynsym.c) are those the dynamic loader gives
  * by address (dladdr1), for the C library's functions the sampler counts
  * as waiting, a versioned one among them, and for a function of another
  * object; a name at another address is not taken.

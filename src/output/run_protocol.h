@@ -1,7 +1,7 @@
 /*
  * run_protocol.h - how a process under `trms run` hands over its profile,
  * or says what became of it: the library's side is run_link.c, trms run's
- * tools/run_collector.c.
+ * tools/run/run_collector.c.
  *
  * trms run listens on an abstract AF_UNIX stream socket (no file: nothing
  * for permissions to refuse, nothing a chroot hides, gone when trms run

@@ -4,7 +4,7 @@
  * writes, pipe and file I/O, a signal handler, a plugin, sampling at
  * 1 kHz, the profile written at exit) runs once as it is, to count the
  * library's allocations, then once for each N from 1 to that count with
- * allocation N failing (TRMS_FAULT_ALLOC, src/vm.c).  Every time:
+ * allocation N failing (TRMS_FAULT_ALLOC, src/base/vm.c).  Every time:
  *
  *  - no crash, no hang: it ends within the deadline, with status 3;
  *  - what it prints is what it printed without the failure;

@@ -1,5 +1,5 @@
 /*
- * test_growth.c - the growth-rate estimate of tools/growth.c: unit tests
+ * test_growth.c - the growth-rate estimate of tools/growth/growth.c: unit tests
  * of its parts and rules (size points from tuples, class names, refusals,
  * fitting and selection), and the suite, whose synthetic accuracy case is
  * in test_accuracy.c.

@@ -1,6 +1,6 @@
 /*
  * render_page.c - `render-page JSON OUT.html`: the page of `trms report
- * --html` (tools/report_html.c and its template) around a JSON document
+ * --html` (tools/report/report_html.c and its template) around a JSON document
  * written by hand, so that the page can be checked on reports that no
  * profile makes easily: every kind of region, odd names, thread nodes.
  *

@@ -1,5 +1,5 @@
 /*
- * test_merge.c - `trms merge` (tools/cmd_merge.c) and the merge itself
+ * test_merge.c - `trms merge` (tools/commands/cmd_merge.c) and the merge itself
  * (tools/profile_merge*.c):
  *
  *   golden        a small case merged by hand: the whole output file,

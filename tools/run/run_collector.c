@@ -1,6 +1,6 @@
 /*
  * run_collector.c - `trms run`'s end of the processes' socket (see
- * run_collector.h and src/run_protocol.h): the listening socket, the
+ * run_collector.h and src/output/run_protocol.h): the listening socket, the
  * connections, the outcomes; what each connection says is read in
  * run_message.c.
  */

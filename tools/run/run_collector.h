@@ -1,6 +1,6 @@
 /*
  * run_collector.h - `trms run`'s end of the socket the processes of its
- * tree hand their profiles to (the protocol: src/run_protocol.h).
+ * tree hand their profiles to (the protocol: src/output/run_protocol.h).
  *
  * trms run writes each profile handed over into its directory, as itself,
  * atomically (src/base/profile_file.h), under a name it makes from its own

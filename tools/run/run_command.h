@@ -18,8 +18,8 @@
 int run_find_near(const char *const *paths, size_t n, char *out,
 		  size_t len);
 
-/* The library next to this trms: in the build tree (tools/trms and
- * src/libtrms.so), or where `meson install` put it (@installed_libdir,
+/* The library next to this trms: in the build tree (BUILD/tools/trms
+ * and BUILD/src/libtrms.so), or where `meson install` put it (@installed_libdir,
  * relative to trms's directory unless absolute).  Its real path into
  * @out.  @return 0, or -ENOENT. */
 int run_find_library(const char *installed_libdir, char *out, size_t len);

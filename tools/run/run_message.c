@@ -1,6 +1,6 @@
 /*
  * run_message.c - what one process says to `trms run` (the protocol:
- * src/run_protocol.h): its header, checked and noted; the file name its
+ * src/output/run_protocol.h): its header, checked and noted; the file name its
  * profile gets (trms run's template, the process's pid and program: never
  * a path of its choosing); the profile, written as it arrives (see
  * run_collector_internal.h).

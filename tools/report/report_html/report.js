@@ -62,7 +62,7 @@
 			'n^2 log n', 'n^3'];
 	const GROWTH_ORDER = FITTED.concat(['exp', 'insufficient']);
 
-	/* g(n) as tools/growth.c computes it: the natural logarithm, 0 at
+	/* g(n) as tools/growth/growth.c computes it: the natural logarithm, 0 at
 	 * n <= 1. */
 	function logOf(n) {
 		return n > 1 ? Math.log(n) : 0;
