@@ -1,15 +1,37 @@
 /*
  * profile_doc_lines.c - the reader's check of each line of a profile: its
  * fields, their numbers and names, and what they refer to (see
- * profile_doc_internal.h).
+ * profile_doc_lines.h).
  */
 #define _GNU_SOURCE
-#include "profile_doc_internal.h"
+#include "profile_doc_lines.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+int reading_fail(struct reading *r, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	int n = r->line ? snprintf(r->err, r->errlen, "%s:%zu: ", r->path,
+				   r->line)
+			: snprintf(r->err, r->errlen, "%s: ", r->path);
+
+	if (n < 0 || (size_t)n >= r->errlen)
+		return rc;
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int reading_no_memory(struct reading *r)
+{
+	return reading_fail(r, -ENOMEM, "out of memory");
+}
 
 static bool parse_u32(const char *s, uint32_t *out)
 {

@@ -1,11 +1,10 @@
 /*
- * profile_doc_internal.h - what the two halves of the reader share:
- * profile_doc.c reads the file as a sequence of lines (the first line,
- * how lines end, the end line's promise kept), profile_doc_lines.c checks
- * what each line says and adds it to the document.
+ * profile_doc_lines.h - a profile's lines, checked and added to its
+ * document one by one, for the reader of the file (profile_read.c, which
+ * reads the first line itself).
  */
-#ifndef TRMS_PROFILE_DOC_INTERNAL_H
-#define TRMS_PROFILE_DOC_INTERNAL_H
+#ifndef TRMS_PROFILE_DOC_LINES_H
+#define TRMS_PROFILE_DOC_LINES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,7 +62,7 @@ int reading_no_memory(struct reading *r);
 		appended_;                                                 \
 	})
 
-/* Check line @line (the first line excepted: profile_doc.c reads it) and
+/* Check line @line (the first line excepted: profile_read.c reads it) and
  * add what it says to @doc.  @return 0, or reading_fail()'s -errno. */
 int profile_read_line(struct reading *r, struct profile_doc *doc,
 		      char *line);
