@@ -109,13 +109,57 @@ const char *profile_thread_key_word(enum profile_thread_key key);
 /* The key @word names, or -1 (readers ignore keys they do not know). */
 int profile_thread_key(const char *word);
 
-/* The region ids of a thread's creation context are separated by this. */
-/* Meta keys of a window's profile (TRMS_INTERVAL): its number, from 1,
- * and when it began and ended, ns since the epoch. */
+/* The meta keys (docs/profile-format.md, "Meta keys"), spelt here only:
+ * the library writes them (src/output/), the tools read them.  A
+ * window's profile (TRMS_INTERVAL) has its number, from 1, and when it
+ * began and ended, ns since the epoch; the sampler's drops are
+ * PROFILE_META_SAMPLES_DROPPED followed by the drop's name. */
 #define PROFILE_META_WINDOW "window"
 #define PROFILE_META_WINDOW_START "window_start_ns"
 #define PROFILE_META_WINDOW_END "window_end_ns"
+#define PROFILE_META_SAMPLES_DROPPED "samples_dropped_"
+#define PROFILE_META_PROGRAM "program"
+#define PROFILE_META_COMMAND "command"
+#define PROFILE_META_PID "pid"
+#define PROFILE_META_PPID "ppid"
+#define PROFILE_META_PROCESS_START "process_start"
+#define PROFILE_META_START_NS "start_ns"
+#define PROFILE_META_END_NS "end_ns"
+#define PROFILE_META_COST "cost"
+#define PROFILE_META_CLOCK "clock"
+#define PROFILE_META_GRANULARITY "granularity"
+#define PROFILE_META_STAMP_BITS "stamp_bits"
+#define PROFILE_META_SHADOW_BYTES "shadow_bytes"
+#define PROFILE_META_RENUMBERS "renumbers"
+#define PROFILE_META_LIBRARY "library"
+#define PROFILE_META_ACTIVATION_SAMPLE "activation_sample"
+#define PROFILE_META_BUDGET_PERCENT "budget_percent"
+#define PROFILE_META_PARTITION "partition"
+#define PROFILE_META_EXACT_KINDS "exact_kinds"
+#define PROFILE_META_BUDGET_PERIODS "budget_periods"
+#define PROFILE_META_TUPLES_SKIPPED "tuples_skipped"
+#define PROFILE_META_TUPLES_DROPPED "tuples_dropped"
+#define PROFILE_META_MEMORY_LIMIT "memory_limit"
+#define PROFILE_META_MEMORY_PEAK "memory_peak"
+#define PROFILE_META_MEMORY_REFUSED "memory_refused"
+#define PROFILE_META_SHADOW_FORGOTTEN "shadow_forgotten"
+#define PROFILE_META_ACTIVATIONS_INCOMPLETE "activations_incomplete"
+#define PROFILE_META_SAMPLE_CLOCK "sample_clock"
+#define PROFILE_META_SAMPLE_SOURCE "sample_source"
+#define PROFILE_META_SAMPLE_THREADS_LEFT_PERF "sample_threads_left_perf"
+#define PROFILE_META_SAMPLE_KERNEL "sample_kernel"
+#define PROFILE_META_SAMPLE_HZ "sample_hz"
+#define PROFILE_META_SAMPLE_SIGNAL "sample_signal"
+#define PROFILE_META_SAMPLES "samples"
+#define PROFILE_META_SAMPLES_OVERRUN "samples_overrun"
+#define PROFILE_META_SAMPLES_UNATTACHED "samples_unattached"
+#define PROFILE_META_SAMPLE_HANDLER_NS "sample_handler_ns"
+#define PROFILE_META_SAMPLE_CPU_NS "sample_cpu_ns"
+#define PROFILE_META_SAMPLE_ELAPSED_NS "sample_elapsed_ns"
+#define PROFILE_META_SAMPLE_HZ_DELIVERED "sample_hz_delivered"
+#define PROFILE_META_MERGED "merged"
 
+/* The region ids of a thread's creation context are separated by this. */
 #define PROFILE_CONTEXT_SEPARATOR "/"
 /* A module line says whether the module was still loaded. */
 #define PROFILE_MODULE_LOADED "loaded"

@@ -8,6 +8,7 @@
 #include "log.h"
 #include "output_template.h"
 #include "profile_file.h"
+#include "profile_format.h"
 #include "profile_head.h"
 #include "sys.h"
 #include "vm.h"
@@ -122,8 +123,8 @@ static bool earlier_image(const char *path)
 	    !sys_read_head(path, head, sizeof(head)) ||
 	    !profile_head_is_profile(head))
 		return false;
-	return profile_head_meta_u64(head, "pid", &pid) &&
-	       profile_head_meta_u64(head, "process_start", &start) &&
+	return profile_head_meta_u64(head, PROFILE_META_PID, &pid) &&
+	       profile_head_meta_u64(head, PROFILE_META_PROCESS_START, &start) &&
 	       pid == (uint64_t)getpid() && start == output_process_start() &&
 	       output_process_start() != 0;
 }

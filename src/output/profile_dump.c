@@ -64,7 +64,7 @@ static void write_command(struct profile_writer *w)
 		}
 	}
 	joined[len] = '\0';
-	profile_writer_meta_raw(w, "command", joined);
+	profile_writer_meta_raw(w, PROFILE_META_COMMAND, joined);
 }
 
 /* What decided which activations were measured, if not all were. */
@@ -73,7 +73,7 @@ static void write_selection_meta(struct profile_writer *w)
 	char text[32];
 
 	if (config.activation_sample > 1)
-		profile_writer_meta_u64(w, "activation_sample",
+		profile_writer_meta_u64(w, PROFILE_META_ACTIVATION_SAMPLE,
 					config.activation_sample);
 	if (config.budget_centi) {
 		/* (text_format has no field widths.) */
@@ -81,15 +81,15 @@ static void write_selection_meta(struct profile_writer *w)
 			    config.budget_centi / 100,
 			    config.budget_centi / 10 % 10,
 			    config.budget_centi % 10);
-		profile_writer_meta(w, "budget_percent", text);
+		profile_writer_meta(w, PROFILE_META_BUDGET_PERCENT, text);
 	}
 	if (config.partition_count > 1) {
 		text_format(text, sizeof(text), "%u/%u",
 			    config.partition_index, config.partition_count);
-		profile_writer_meta(w, "partition", text);
+		profile_writer_meta(w, PROFILE_META_PARTITION, text);
 	}
 	if (selection.on)
-		profile_writer_meta_u64(w, "exact_kinds",
+		profile_writer_meta_u64(w, PROFILE_META_EXACT_KINDS,
 					selection.outside_reads);
 }
 
@@ -101,35 +101,35 @@ static void write_memory_meta(struct profile_writer *w)
 
 	cds_list_for_each_entry(t, &runtime.threads, link)
 		incomplete += __atomic_load_n(&t->incomplete, __ATOMIC_RELAXED);
-	profile_writer_meta_u64(w, "memory_limit", vm_limit());
-	profile_writer_meta_u64(w, "memory_peak", vm_peak_bytes());
-	profile_writer_meta_u64(w, "memory_refused", vm_refusals());
-	profile_writer_meta_u64(w, "shadow_forgotten",
+	profile_writer_meta_u64(w, PROFILE_META_MEMORY_LIMIT, vm_limit());
+	profile_writer_meta_u64(w, PROFILE_META_MEMORY_PEAK, vm_peak_bytes());
+	profile_writer_meta_u64(w, PROFILE_META_MEMORY_REFUSED, vm_refusals());
+	profile_writer_meta_u64(w, PROFILE_META_SHADOW_FORGOTTEN,
 				atomic_load_explicit(
 					&runtime.engine.forgotten_bytes,
 					memory_order_relaxed));
-	profile_writer_meta_u64(w, "activations_incomplete", incomplete);
+	profile_writer_meta_u64(w, PROFILE_META_ACTIVATIONS_INCOMPLETE, incomplete);
 }
 
 static void write_meta(struct profile_writer *w)
 {
 	struct engine *e = &runtime.engine;
 
-	profile_writer_meta(w, "program", output_program_name());
+	profile_writer_meta(w, PROFILE_META_PROGRAM, output_program_name());
 	write_command(w);
-	profile_writer_meta_u64(w, "pid", (uint64_t)getpid());
-	profile_writer_meta_u64(w, "ppid", (uint64_t)getppid());
-	profile_writer_meta_u64(w, "process_start", output_process_start());
-	profile_writer_meta_u64(w, "start_ns", runtime.start_realtime_ns);
-	profile_writer_meta_u64(w, "end_ns", runtime_realtime_ns());
-	profile_writer_meta(w, "cost", config_cost_name(config.cost));
+	profile_writer_meta_u64(w, PROFILE_META_PID, (uint64_t)getpid());
+	profile_writer_meta_u64(w, PROFILE_META_PPID, (uint64_t)getppid());
+	profile_writer_meta_u64(w, PROFILE_META_PROCESS_START, output_process_start());
+	profile_writer_meta_u64(w, PROFILE_META_START_NS, runtime.start_realtime_ns);
+	profile_writer_meta_u64(w, PROFILE_META_END_NS, runtime_realtime_ns());
+	profile_writer_meta(w, PROFILE_META_COST, config_cost_name(config.cost));
 	if (config.cost == COST_NS)
-		profile_writer_meta(w, "clock", clock_source());
-	profile_writer_meta_u64(w, "granularity", e->granularity);
-	profile_writer_meta_u64(w, "stamp_bits", e->stamps.bits);
-	profile_writer_meta_u64(w, "shadow_bytes", engine_shadow_bytes(e));
-	profile_writer_meta_u64(w, "renumbers", engine_renumber_count(e));
-	profile_writer_meta(w, "library", TRMS_VERSION_TEXT);
+		profile_writer_meta(w, PROFILE_META_CLOCK, clock_source());
+	profile_writer_meta_u64(w, PROFILE_META_GRANULARITY, e->granularity);
+	profile_writer_meta_u64(w, PROFILE_META_STAMP_BITS, e->stamps.bits);
+	profile_writer_meta_u64(w, PROFILE_META_SHADOW_BYTES, engine_shadow_bytes(e));
+	profile_writer_meta_u64(w, PROFILE_META_RENUMBERS, engine_renumber_count(e));
+	profile_writer_meta(w, PROFILE_META_LIBRARY, TRMS_VERSION_TEXT);
 	write_selection_meta(w);
 }
 
@@ -386,8 +386,8 @@ int profile_dump_part(struct profile_writer *w, bool abrupt,
 	uint64_t periods = with_periods ? budget_periods() : 0;
 	pthread_mutex_unlock(&runtime.lock);
 	if (with_periods)
-		profile_writer_meta_u64(w, "budget_periods", periods);
-	profile_writer_meta_u64(w, "tuples_skipped", skipped);
-	profile_writer_meta_u64(w, "tuples_dropped", dropped);
+		profile_writer_meta_u64(w, PROFILE_META_BUDGET_PERIODS, periods);
+	profile_writer_meta_u64(w, PROFILE_META_TUPLES_SKIPPED, skipped);
+	profile_writer_meta_u64(w, PROFILE_META_TUPLES_DROPPED, dropped);
 	return 0;
 }

@@ -158,36 +158,36 @@ static void write_totals(struct profile_writer *w, uint64_t samples)
 
 	profile_sampler_totals(&s);
 	s.samples = samples;
-	profile_writer_meta(w, "sample_clock", s.clock);
-	profile_writer_meta(w, "sample_source", s.source);
-	profile_writer_meta_u64(w, "sample_threads_left_perf",
+	profile_writer_meta(w, PROFILE_META_SAMPLE_CLOCK, s.clock);
+	profile_writer_meta(w, PROFILE_META_SAMPLE_SOURCE, s.source);
+	profile_writer_meta_u64(w, PROFILE_META_SAMPLE_THREADS_LEFT_PERF,
 				s.threads_left_perf);
-	profile_writer_meta(w, "sample_kernel", s.kernel ? "yes" : "no");
-	profile_writer_meta_u64(w, "sample_hz", s.hz);
-	profile_writer_meta_u64(w, "sample_signal", (uint64_t)s.signal);
-	profile_writer_meta_u64(w, "samples", s.samples);
-	profile_writer_meta_u64(w, "samples_overrun", s.overrun);
+	profile_writer_meta(w, PROFILE_META_SAMPLE_KERNEL, s.kernel ? "yes" : "no");
+	profile_writer_meta_u64(w, PROFILE_META_SAMPLE_HZ, s.hz);
+	profile_writer_meta_u64(w, PROFILE_META_SAMPLE_SIGNAL, (uint64_t)s.signal);
+	profile_writer_meta_u64(w, PROFILE_META_SAMPLES, s.samples);
+	profile_writer_meta_u64(w, PROFILE_META_SAMPLES_OVERRUN, s.overrun);
 	for (int i = 0; i < SAMPLE_DROPS; i++) {
 		char key[64];
-		text_format(key, sizeof(key), "samples_dropped_%s",
+		text_format(key, sizeof(key), PROFILE_META_SAMPLES_DROPPED "%s",
 			 sampler_drop_name(i));
 		profile_writer_meta_u64(w, key, s.dropped[i]);
 	}
-	profile_writer_meta_u64(w, "samples_unattached", s.unattached);
-	profile_writer_meta_u64(w, "sample_handler_ns",
+	profile_writer_meta_u64(w, PROFILE_META_SAMPLES_UNATTACHED, s.unattached);
+	profile_writer_meta_u64(w, PROFILE_META_SAMPLE_HANDLER_NS,
 				clock_ticks_to_ns(s.handler_ticks));
-	profile_writer_meta_u64(w, "sample_cpu_ns", s.cpu_ns);
+	profile_writer_meta_u64(w, PROFILE_META_SAMPLE_CPU_NS, s.cpu_ns);
 	/* The rate delivered: samples per second of what the sampling clock
 	 * counts, each thread's CPU time, or (wall) each thread's elapsed
 	 * time. */
 	uint64_t per = s.cpu_ns;
 	if (!strcmp(s.clock, "wall")) {
 		per = threads_elapsed_ns();
-		profile_writer_meta_u64(w, "sample_elapsed_ns", per);
+		profile_writer_meta_u64(w, PROFILE_META_SAMPLE_ELAPSED_NS, per);
 	}
 	if (per)
 		profile_writer_meta_u64(
-			w, "sample_hz_delivered",
+			w, PROFILE_META_SAMPLE_HZ_DELIVERED,
 			(uint64_t)((double)s.samples * 1e9 / (double)per +
 				   0.5));
 }

@@ -31,10 +31,10 @@ struct compatible_key {
 };
 
 static const struct compatible_key compatible_keys[] = {
-	{ "cost", "ns", "costs in ", "" },
-	{ "granularity", NULL, "cells of ", " bytes (granularity)" },
-	{ "sample_clock", NULL, "samples of ", " time (sample_clock)" },
-	{ "sample_hz", NULL, "samples at ", " Hz (sample_hz)" },
+	{ PROFILE_META_COST, "ns", "costs in ", "" },
+	{ PROFILE_META_GRANULARITY, NULL, "cells of ", " bytes (granularity)" },
+	{ PROFILE_META_SAMPLE_CLOCK, NULL, "samples of ", " time (sample_clock)" },
+	{ PROFILE_META_SAMPLE_HZ, NULL, "samples at ", " Hz (sample_hz)" },
 };
 
 /* The entry of @key in compatible_keys, or NULL. */
@@ -49,32 +49,33 @@ static const struct compatible_key *compatible_key(const char *key)
 static enum meta_rule meta_rule(const char *key)
 {
 	static const char *const sums[] = {
-		"merged",	      "renumbers",	   "tuples_skipped",
-		"tuples_dropped",     "samples",	   "samples_unattached",
-		"samples_overrun",    "sample_threads_left_perf",
-		"budget_periods",
-		"sample_handler_ns", "sample_cpu_ns", "sample_elapsed_ns",
-		"memory_refused",     "activations_incomplete",
-		"shadow_forgotten",
+		PROFILE_META_MERGED,	      PROFILE_META_RENUMBERS,	   PROFILE_META_TUPLES_SKIPPED,
+		PROFILE_META_TUPLES_DROPPED,     PROFILE_META_SAMPLES,	   PROFILE_META_SAMPLES_UNATTACHED,
+		PROFILE_META_SAMPLES_OVERRUN,    PROFILE_META_SAMPLE_THREADS_LEFT_PERF,
+		PROFILE_META_BUDGET_PERIODS,
+		PROFILE_META_SAMPLE_HANDLER_NS, PROFILE_META_SAMPLE_CPU_NS, PROFILE_META_SAMPLE_ELAPSED_NS,
+		PROFILE_META_MEMORY_REFUSED,     PROFILE_META_ACTIVATIONS_INCOMPLETE,
+		PROFILE_META_SHADOW_FORGOTTEN,
 	};
 
 	for (size_t i = 0; i < COUNT(sums); i++)
 		if (!strcmp(key, sums[i]))
 			return META_SUM;
-	if (!strncmp(key, "samples_dropped_", 16))
+	if (!strncmp(key, PROFILE_META_SAMPLES_DROPPED,
+		     sizeof(PROFILE_META_SAMPLES_DROPPED) - 1))
 		return META_SUM;
 	if (compatible_key(key))
 		return META_COMPATIBLE;
-	if (!strcmp(key, "start_ns") || !strcmp(key, PROFILE_META_WINDOW_START))
+	if (!strcmp(key, PROFILE_META_START_NS) || !strcmp(key, PROFILE_META_WINDOW_START))
 		return META_MINIMUM;
-	if (!strcmp(key, "end_ns") || !strcmp(key, PROFILE_META_WINDOW_END) ||
-	    !strcmp(key, "memory_peak"))
+	if (!strcmp(key, PROFILE_META_END_NS) || !strcmp(key, PROFILE_META_WINDOW_END) ||
+	    !strcmp(key, PROFILE_META_MEMORY_PEAK))
 		return META_MAXIMUM;
-	if (!strcmp(key, "sample_hz_delivered"))
+	if (!strcmp(key, PROFILE_META_SAMPLE_HZ_DELIVERED))
 		return META_DERIVED;
 	/* The parts of a partition merged ("1/3 2/3"), the windows of a
 	 * run ("1 2 3"). */
-	if (!strcmp(key, "partition") || !strcmp(key, PROFILE_META_WINDOW))
+	if (!strcmp(key, PROFILE_META_PARTITION) || !strcmp(key, PROFILE_META_WINDOW))
 		return META_UNION;
 	return META_AGREE;
 }
@@ -87,7 +88,7 @@ static const char *meta_value(const struct profile_doc *in, const char *key)
 
 	if (v)
 		return v;
-	if (!strcmp(key, "merged"))
+	if (!strcmp(key, PROFILE_META_MERGED))
 		return "1"; /* a profile that was not merged is one */
 	compatible = compatible_key(key);
 	return compatible ? compatible->fallback : NULL;
@@ -237,15 +238,15 @@ static void merge_agreed(struct merge *m, const char *key)
 static void derive_rate(struct profile_doc *out)
 {
 	uint64_t samples, cpu_ns;
-	const char *s = profile_meta(out, "samples");
-	const char *clock = profile_meta(out, "sample_clock");
+	const char *s = profile_meta(out, PROFILE_META_SAMPLES);
+	const char *clock = profile_meta(out, PROFILE_META_SAMPLE_CLOCK);
 	const char *c = profile_meta(out, clock && !strcmp(clock, "wall")
-						  ? "sample_elapsed_ns"
-						  : "sample_cpu_ns");
+						  ? PROFILE_META_SAMPLE_ELAPSED_NS
+						  : PROFILE_META_SAMPLE_CPU_NS);
 
 	if (s && c && profile_parse_u64(s, &samples) &&
 	    profile_parse_u64(c, &cpu_ns) && cpu_ns)
-		put_meta_u64(out, "sample_hz_delivered",
+		put_meta_u64(out, PROFILE_META_SAMPLE_HZ_DELIVERED,
 			     (uint64_t)((double)samples * 1e9 / (double)cpu_ns +
 					0.5));
 }
@@ -260,7 +261,7 @@ static const char **all_keys(const struct merge *m, size_t *n_keys)
 		total += m->inputs[i].n_meta;
 	const char **keys = xcalloc(total, sizeof(*keys));
 	*n_keys = 0;
-	keys[(*n_keys)++] = "merged";
+	keys[(*n_keys)++] = PROFILE_META_MERGED;
 	for (size_t k = 0; k < COUNT(compatible_keys); k++)
 		keys[(*n_keys)++] = compatible_keys[k].key;
 	for (size_t i = 0; i < m->n_inputs; i++)

@@ -143,7 +143,7 @@ static int64_t doc_timing(struct exporter *x, const struct profile_doc *doc,
 			  char *err, size_t errlen)
 {
 	uint64_t hz = 0, ns;
-	const char *clock = profile_meta(doc, "sample_clock");
+	const char *clock = profile_meta(doc, PROFILE_META_SAMPLE_CLOCK);
 
 	clock = clock && !strcmp(clock, "wall") ? "wall" : "cpu";
 	if (!x->clock) {
@@ -158,13 +158,13 @@ static int64_t doc_timing(struct exporter *x, const struct profile_doc *doc,
 	}
 	/* One sample stands for 1/hz s of the clock; 0 if unknown. */
 	int64_t period = 0;
-	if (meta_u64(doc, "sample_hz", &hz) && hz)
+	if (meta_u64(doc, PROFILE_META_SAMPLE_HZ, &hz) && hz)
 		period = (int64_t)((1000000000u + hz / 2) / hz);
 	if (!x->period)
 		x->period = period;
-	if (meta_u64(doc, "start_ns", &ns) && (!x->start_ns || ns < x->start_ns))
+	if (meta_u64(doc, PROFILE_META_START_NS, &ns) && (!x->start_ns || ns < x->start_ns))
 		x->start_ns = ns;
-	if (meta_u64(doc, "end_ns", &ns) && ns > x->end_ns)
+	if (meta_u64(doc, PROFILE_META_END_NS, &ns) && ns > x->end_ns)
 		x->end_ns = ns;
 	return period;
 }

@@ -170,12 +170,12 @@ int replay_write_profile(const struct replay *r, const char *path,
 	rc = profile_writer_open(&w, path);
 	if (rc)
 		return rc;
-	profile_writer_meta(&w, "program", "trms replay");
+	profile_writer_meta(&w, PROFILE_META_PROGRAM, "trms replay");
 	profile_writer_meta(&w, "trace", trace_name);
-	profile_writer_meta(&w, "cost", "events");
-	profile_writer_meta_u64(&w, "granularity", r->engine.granularity);
-	profile_writer_meta_u64(&w, "stamp_bits", r->engine.stamps.bits);
-	profile_writer_meta_u64(&w, "renumbers",
+	profile_writer_meta(&w, PROFILE_META_COST, "events");
+	profile_writer_meta_u64(&w, PROFILE_META_GRANULARITY, r->engine.granularity);
+	profile_writer_meta_u64(&w, PROFILE_META_STAMP_BITS, r->engine.stamps.bits);
+	profile_writer_meta_u64(&w, PROFILE_META_RENUMBERS,
 				engine_renumber_count((struct engine *)&r->engine));
 	for (size_t i = 0; i < r->trace->n_names; i++)
 		profile_writer_region(&w, (uint32_t)i, r->trace->names[i]);

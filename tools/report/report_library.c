@@ -20,7 +20,7 @@ void library_share(const struct profile_doc *docs, size_t n,
 {
 	memset(out, 0, sizeof(*out));
 	for (size_t d = 0; d < n; d++) {
-		const char *cost = profile_meta(&docs[d], "cost");
+		const char *cost = profile_meta(&docs[d], PROFILE_META_COST);
 		out->timed |= !cost || !strcmp(cost, "ns");
 		for (size_t i = 0; i < docs[d].n_threads; i++) {
 			const struct profile_thread *th = &docs[d].threads[i];

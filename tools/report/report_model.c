@@ -65,7 +65,7 @@ static int read_rows(struct report *r, struct profile_doc *docs,
 
 	for (size_t i = 0; i < n_docs; i++) {
 		struct profile_doc *doc = &docs[i];
-		const char *cost = profile_meta(doc, "cost");
+		const char *cost = profile_meta(doc, PROFILE_META_COST);
 		if (!cost)
 			cost = "ns";
 		if (r->unit && strcmp(r->unit, cost)) {

@@ -82,9 +82,9 @@ static uint64_t meta_sum(const struct profile_doc *docs, size_t n,
 void report_print_memory(const struct profile_doc *docs, size_t n,
 			 FILE *out)
 {
-	uint64_t refused = meta_sum(docs, n, "memory_refused");
-	uint64_t incomplete = meta_sum(docs, n, "activations_incomplete");
-	const char *limit = first_meta(docs, n, "memory_limit");
+	uint64_t refused = meta_sum(docs, n, PROFILE_META_MEMORY_REFUSED);
+	uint64_t incomplete = meta_sum(docs, n, PROFILE_META_ACTIVATIONS_INCOMPLETE);
+	const char *limit = first_meta(docs, n, PROFILE_META_MEMORY_LIMIT);
 
 	if (!refused && !incomplete)
 		return;
@@ -99,9 +99,9 @@ void report_print_memory(const struct profile_doc *docs, size_t n,
 void report_print_selection(const struct profile_doc *docs, size_t n,
 			    FILE *out)
 {
-	const char *sample = first_meta(docs, n, "activation_sample");
-	const char *budget = first_meta(docs, n, "budget_percent");
-	const char *parts = first_meta(docs, n, "partition");
+	const char *sample = first_meta(docs, n, PROFILE_META_ACTIVATION_SAMPLE);
+	const char *budget = first_meta(docs, n, PROFILE_META_BUDGET_PERCENT);
+	const char *parts = first_meta(docs, n, PROFILE_META_PARTITION);
 	const char *windows = first_meta(docs, n, PROFILE_META_WINDOW);
 	size_t n_regions;
 	struct region_count *regions = count_regions(docs, n, &n_regions);
@@ -131,7 +131,7 @@ void report_print_selection(const struct profile_doc *docs, size_t n,
 	fprintf(out, "\n  each measured activation's trms, rms and cost are "
 		     "exact; the counts above are of the measured ones "
 		     "(docs/production.md)\n");
-	const char *kinds = first_meta(docs, n, "exact_kinds");
+	const char *kinds = first_meta(docs, n, PROFILE_META_EXACT_KINDS);
 	if (kinds && !strcmp(kinds, "0"))
 		fprintf(out, "  the kinds of their induced reads (thread, "
 			     "extern) are those of the accesses recorded: "

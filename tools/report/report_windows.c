@@ -96,7 +96,7 @@ int report_print_windows(FILE *out, const struct report *whole,
 		uint64_t number = meta_u64(&docs[i], PROFILE_META_WINDOW);
 		uint64_t start = meta_u64(&docs[i], PROFILE_META_WINDOW_START);
 		uint64_t end = meta_u64(&docs[i], PROFILE_META_WINDOW_END);
-		uint64_t run = meta_u64(&docs[i], "start_ns");
+		uint64_t run = meta_u64(&docs[i], PROFILE_META_START_NS);
 		if (!number) {
 			snprintf(err, errlen, "%s is not a window (no meta %s)",
 				 docs[i].path ? docs[i].path : "a profile",
