@@ -56,6 +56,15 @@ const char *profile_meta(const struct profile_doc *doc, const char *key)
 	return NULL;
 }
 
+uint64_t profile_meta_u64(const struct profile_doc *doc, const char *key,
+			  uint64_t missing)
+{
+	const char *value = profile_meta(doc, key);
+	uint64_t n;
+
+	return value && profile_parse_u64(value, &n) ? n : missing;
+}
+
 struct profile_region *profile_region(const struct profile_doc *doc,
 				      uint32_t id)
 {

@@ -124,6 +124,11 @@ void profile_doc_free(struct profile_doc *doc);
 /* The value of meta @key, still escaped, or NULL. */
 const char *profile_meta(const struct profile_doc *doc, const char *key);
 
+/* The value of meta @key as a number (profile_parse_u64), or @missing if
+ * it is absent or not a number. */
+uint64_t profile_meta_u64(const struct profile_doc *doc, const char *key,
+			  uint64_t missing);
+
 /* Region @id, or NULL.  (Regions are written in id order: the direct
  * position is tried first.) */
 struct profile_region *profile_region(const struct profile_doc *doc,

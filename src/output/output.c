@@ -124,7 +124,8 @@ static bool earlier_image(const char *path)
 	    !profile_head_is_profile(head))
 		return false;
 	return profile_head_meta_u64(head, PROFILE_META_PID, &pid) &&
-	       profile_head_meta_u64(head, PROFILE_META_PROCESS_START, &start) &&
+	       profile_head_meta_u64(head, PROFILE_META_PROCESS_START,
+				     &start) &&
 	       pid == (uint64_t)getpid() && start == output_process_start() &&
 	       output_process_start() != 0;
 }

@@ -108,7 +108,8 @@ static void write_memory_meta(struct profile_writer *w)
 				atomic_load_explicit(
 					&runtime.engine.forgotten_bytes,
 					memory_order_relaxed));
-	profile_writer_meta_u64(w, PROFILE_META_ACTIVATIONS_INCOMPLETE, incomplete);
+	profile_writer_meta_u64(w, PROFILE_META_ACTIVATIONS_INCOMPLETE,
+				incomplete);
 }
 
 static void write_meta(struct profile_writer *w)
@@ -119,16 +120,21 @@ static void write_meta(struct profile_writer *w)
 	write_command(w);
 	profile_writer_meta_u64(w, PROFILE_META_PID, (uint64_t)getpid());
 	profile_writer_meta_u64(w, PROFILE_META_PPID, (uint64_t)getppid());
-	profile_writer_meta_u64(w, PROFILE_META_PROCESS_START, output_process_start());
-	profile_writer_meta_u64(w, PROFILE_META_START_NS, runtime.start_realtime_ns);
+	profile_writer_meta_u64(w, PROFILE_META_PROCESS_START,
+				output_process_start());
+	profile_writer_meta_u64(w, PROFILE_META_START_NS,
+				runtime.start_realtime_ns);
 	profile_writer_meta_u64(w, PROFILE_META_END_NS, runtime_realtime_ns());
-	profile_writer_meta(w, PROFILE_META_COST, config_cost_name(config.cost));
+	profile_writer_meta(w, PROFILE_META_COST,
+			    config_cost_name(config.cost));
 	if (config.cost == COST_NS)
 		profile_writer_meta(w, PROFILE_META_CLOCK, clock_source());
 	profile_writer_meta_u64(w, PROFILE_META_GRANULARITY, e->granularity);
 	profile_writer_meta_u64(w, PROFILE_META_STAMP_BITS, e->stamps.bits);
-	profile_writer_meta_u64(w, PROFILE_META_SHADOW_BYTES, engine_shadow_bytes(e));
-	profile_writer_meta_u64(w, PROFILE_META_RENUMBERS, engine_renumber_count(e));
+	profile_writer_meta_u64(w, PROFILE_META_SHADOW_BYTES,
+				engine_shadow_bytes(e));
+	profile_writer_meta_u64(w, PROFILE_META_RENUMBERS,
+				engine_renumber_count(e));
 	profile_writer_meta(w, PROFILE_META_LIBRARY, TRMS_VERSION_TEXT);
 	write_selection_meta(w);
 }
@@ -386,7 +392,8 @@ int profile_dump_part(struct profile_writer *w, bool abrupt,
 	uint64_t periods = with_periods ? budget_periods() : 0;
 	pthread_mutex_unlock(&runtime.lock);
 	if (with_periods)
-		profile_writer_meta_u64(w, PROFILE_META_BUDGET_PERIODS, periods);
+		profile_writer_meta_u64(w, PROFILE_META_BUDGET_PERIODS,
+					periods);
 	profile_writer_meta_u64(w, PROFILE_META_TUPLES_SKIPPED, skipped);
 	profile_writer_meta_u64(w, PROFILE_META_TUPLES_DROPPED, dropped);
 	return 0;

@@ -162,9 +162,11 @@ static void write_totals(struct profile_writer *w, uint64_t samples)
 	profile_writer_meta(w, PROFILE_META_SAMPLE_SOURCE, s.source);
 	profile_writer_meta_u64(w, PROFILE_META_SAMPLE_THREADS_LEFT_PERF,
 				s.threads_left_perf);
-	profile_writer_meta(w, PROFILE_META_SAMPLE_KERNEL, s.kernel ? "yes" : "no");
+	profile_writer_meta(w, PROFILE_META_SAMPLE_KERNEL,
+			    s.kernel ? "yes" : "no");
 	profile_writer_meta_u64(w, PROFILE_META_SAMPLE_HZ, s.hz);
-	profile_writer_meta_u64(w, PROFILE_META_SAMPLE_SIGNAL, (uint64_t)s.signal);
+	profile_writer_meta_u64(w, PROFILE_META_SAMPLE_SIGNAL,
+				(uint64_t)s.signal);
 	profile_writer_meta_u64(w, PROFILE_META_SAMPLES, s.samples);
 	profile_writer_meta_u64(w, PROFILE_META_SAMPLES_OVERRUN, s.overrun);
 	for (int i = 0; i < SAMPLE_DROPS; i++) {
@@ -173,7 +175,8 @@ static void write_totals(struct profile_writer *w, uint64_t samples)
 			 sampler_drop_name(i));
 		profile_writer_meta_u64(w, key, s.dropped[i]);
 	}
-	profile_writer_meta_u64(w, PROFILE_META_SAMPLES_UNATTACHED, s.unattached);
+	profile_writer_meta_u64(w, PROFILE_META_SAMPLES_UNATTACHED,
+				s.unattached);
 	profile_writer_meta_u64(w, PROFILE_META_SAMPLE_HANDLER_NS,
 				clock_ticks_to_ns(s.handler_ticks));
 	profile_writer_meta_u64(w, PROFILE_META_SAMPLE_CPU_NS, s.cpu_ns);

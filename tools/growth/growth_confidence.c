@@ -6,6 +6,7 @@
  * Each check that fails lowers the confidence and says why.
  */
 #include "growth_internal.h"
+#include "median.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -34,20 +35,6 @@
 #define OUTLIER_SMAPE 1.0
 
 /* ---- robust statistics ---- */
-
-static int compare_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
-/* The median of @v[0..@k) (reordered). */
-static double median(double *v, size_t k)
-{
-	qsort(v, k, sizeof(*v), compare_double);
-	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-}
 
 /* A robust standard deviation from absolute deviations @v[0..@k)
  * (reordered): their median over the median absolute deviation of a

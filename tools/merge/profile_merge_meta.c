@@ -33,7 +33,8 @@ struct compatible_key {
 static const struct compatible_key compatible_keys[] = {
 	{ PROFILE_META_COST, "ns", "costs in ", "" },
 	{ PROFILE_META_GRANULARITY, NULL, "cells of ", " bytes (granularity)" },
-	{ PROFILE_META_SAMPLE_CLOCK, NULL, "samples of ", " time (sample_clock)" },
+	{ PROFILE_META_SAMPLE_CLOCK, NULL, "samples of ",
+	  " time (sample_clock)" },
 	{ PROFILE_META_SAMPLE_HZ, NULL, "samples at ", " Hz (sample_hz)" },
 };
 
@@ -49,12 +50,20 @@ static const struct compatible_key *compatible_key(const char *key)
 static enum meta_rule meta_rule(const char *key)
 {
 	static const char *const sums[] = {
-		PROFILE_META_MERGED,	      PROFILE_META_RENUMBERS,	   PROFILE_META_TUPLES_SKIPPED,
-		PROFILE_META_TUPLES_DROPPED,     PROFILE_META_SAMPLES,	   PROFILE_META_SAMPLES_UNATTACHED,
-		PROFILE_META_SAMPLES_OVERRUN,    PROFILE_META_SAMPLE_THREADS_LEFT_PERF,
+		PROFILE_META_MERGED,
+		PROFILE_META_RENUMBERS,
+		PROFILE_META_TUPLES_SKIPPED,
+		PROFILE_META_TUPLES_DROPPED,
+		PROFILE_META_SAMPLES,
+		PROFILE_META_SAMPLES_UNATTACHED,
+		PROFILE_META_SAMPLES_OVERRUN,
+		PROFILE_META_SAMPLE_THREADS_LEFT_PERF,
 		PROFILE_META_BUDGET_PERIODS,
-		PROFILE_META_SAMPLE_HANDLER_NS, PROFILE_META_SAMPLE_CPU_NS, PROFILE_META_SAMPLE_ELAPSED_NS,
-		PROFILE_META_MEMORY_REFUSED,     PROFILE_META_ACTIVATIONS_INCOMPLETE,
+		PROFILE_META_SAMPLE_HANDLER_NS,
+		PROFILE_META_SAMPLE_CPU_NS,
+		PROFILE_META_SAMPLE_ELAPSED_NS,
+		PROFILE_META_MEMORY_REFUSED,
+		PROFILE_META_ACTIVATIONS_INCOMPLETE,
 		PROFILE_META_SHADOW_FORGOTTEN,
 	};
 
@@ -66,16 +75,19 @@ static enum meta_rule meta_rule(const char *key)
 		return META_SUM;
 	if (compatible_key(key))
 		return META_COMPATIBLE;
-	if (!strcmp(key, PROFILE_META_START_NS) || !strcmp(key, PROFILE_META_WINDOW_START))
+	if (!strcmp(key, PROFILE_META_START_NS) ||
+	    !strcmp(key, PROFILE_META_WINDOW_START))
 		return META_MINIMUM;
-	if (!strcmp(key, PROFILE_META_END_NS) || !strcmp(key, PROFILE_META_WINDOW_END) ||
+	if (!strcmp(key, PROFILE_META_END_NS) ||
+	    !strcmp(key, PROFILE_META_WINDOW_END) ||
 	    !strcmp(key, PROFILE_META_MEMORY_PEAK))
 		return META_MAXIMUM;
 	if (!strcmp(key, PROFILE_META_SAMPLE_HZ_DELIVERED))
 		return META_DERIVED;
 	/* The parts of a partition merged ("1/3 2/3"), the windows of a
 	 * run ("1 2 3"). */
-	if (!strcmp(key, PROFILE_META_PARTITION) || !strcmp(key, PROFILE_META_WINDOW))
+	if (!strcmp(key, PROFILE_META_PARTITION) ||
+	    !strcmp(key, PROFILE_META_WINDOW))
 		return META_UNION;
 	return META_AGREE;
 }
@@ -237,15 +249,15 @@ static void merge_agreed(struct merge *m, const char *key)
  * the threads' elapsed time. */
 static void derive_rate(struct profile_doc *out)
 {
-	uint64_t samples, cpu_ns;
-	const char *s = profile_meta(out, PROFILE_META_SAMPLES);
 	const char *clock = profile_meta(out, PROFILE_META_SAMPLE_CLOCK);
-	const char *c = profile_meta(out, clock && !strcmp(clock, "wall")
-						  ? PROFILE_META_SAMPLE_ELAPSED_NS
-						  : PROFILE_META_SAMPLE_CPU_NS);
+	bool wall = clock && !strcmp(clock, "wall");
+	uint64_t samples = profile_meta_u64(out, PROFILE_META_SAMPLES, 0);
+	uint64_t cpu_ns = profile_meta_u64(out,
+					   wall ? PROFILE_META_SAMPLE_ELAPSED_NS
+						: PROFILE_META_SAMPLE_CPU_NS,
+					   0);
 
-	if (s && c && profile_parse_u64(s, &samples) &&
-	    profile_parse_u64(c, &cpu_ns) && cpu_ns)
+	if (profile_meta(out, PROFILE_META_SAMPLES) && cpu_ns)
 		put_meta_u64(out, PROFILE_META_SAMPLE_HZ_DELIVERED,
 			     (uint64_t)((double)samples * 1e9 / (double)cpu_ns +
 					0.5));

@@ -123,26 +123,12 @@ static uint64_t node_location(struct exporter *x, struct profile_doc *doc,
 			   x->mapping_base[mapping - 1] + c->b, line);
 }
 
-static bool meta_u64(const struct profile_doc *doc, const char *key,
-		     uint64_t *out)
-{
-	const char *v = profile_meta(doc, key);
-	char *end;
-
-	if (!v || !*v)
-		return false;
-	errno = 0;
-	*out = strtoull(v, &end, 10);
-	return !*end && !errno;
-}
-
 /* The clock, period and times of @doc's samples, which it has.
  * @return its period (ns per sample, 0 if unknown), or -EINVAL with a
  * message in @err if its clock is not that of the samples before. */
 static int64_t doc_timing(struct exporter *x, const struct profile_doc *doc,
 			  char *err, size_t errlen)
 {
-	uint64_t hz = 0, ns;
 	const char *clock = profile_meta(doc, PROFILE_META_SAMPLE_CLOCK);
 
 	clock = clock && !strcmp(clock, "wall") ? "wall" : "cpu";
@@ -158,13 +144,16 @@ static int64_t doc_timing(struct exporter *x, const struct profile_doc *doc,
 	}
 	/* One sample stands for 1/hz s of the clock; 0 if unknown. */
 	int64_t period = 0;
-	if (meta_u64(doc, PROFILE_META_SAMPLE_HZ, &hz) && hz)
+	uint64_t hz = profile_meta_u64(doc, PROFILE_META_SAMPLE_HZ, 0);
+	if (hz)
 		period = (int64_t)((1000000000u + hz / 2) / hz);
 	if (!x->period)
 		x->period = period;
-	if (meta_u64(doc, PROFILE_META_START_NS, &ns) && (!x->start_ns || ns < x->start_ns))
+	uint64_t ns = profile_meta_u64(doc, PROFILE_META_START_NS, 0);
+	if (ns && (!x->start_ns || ns < x->start_ns))
 		x->start_ns = ns;
-	if (meta_u64(doc, PROFILE_META_END_NS, &ns) && ns > x->end_ns)
+	ns = profile_meta_u64(doc, PROFILE_META_END_NS, 0);
+	if (ns > x->end_ns)
 		x->end_ns = ns;
 	return period;
 }

@@ -173,10 +173,13 @@ int replay_write_profile(const struct replay *r, const char *path,
 	profile_writer_meta(&w, PROFILE_META_PROGRAM, "trms replay");
 	profile_writer_meta(&w, "trace", trace_name);
 	profile_writer_meta(&w, PROFILE_META_COST, "events");
-	profile_writer_meta_u64(&w, PROFILE_META_GRANULARITY, r->engine.granularity);
-	profile_writer_meta_u64(&w, PROFILE_META_STAMP_BITS, r->engine.stamps.bits);
-	profile_writer_meta_u64(&w, PROFILE_META_RENUMBERS,
-				engine_renumber_count((struct engine *)&r->engine));
+	profile_writer_meta_u64(&w, PROFILE_META_GRANULARITY,
+				r->engine.granularity);
+	profile_writer_meta_u64(&w, PROFILE_META_STAMP_BITS,
+				r->engine.stamps.bits);
+	profile_writer_meta_u64(
+		&w, PROFILE_META_RENUMBERS,
+		engine_renumber_count((struct engine *)&r->engine));
 	for (size_t i = 0; i < r->trace->n_names; i++)
 		profile_writer_region(&w, (uint32_t)i, r->trace->names[i]);
 	/* Trace thread ids are the thread names; ordinals follow the order

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "median.h"
 #include "xalloc.h"
 
 /* The mean library time of @t's activations, and its estimated part
@@ -48,22 +49,6 @@ static double size_error(const struct tuple_data *t)
 static bool resolved(const struct tuple_data *t)
 {
 	return size_error(t) <= CORRECTION_RESOLVES;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of @n values (sorted in place); NaN for none. */
-static double median(double *v, size_t n)
-{
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), compare_doubles);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* The figures of some of a region's sizes. */

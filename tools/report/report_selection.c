@@ -71,11 +71,8 @@ static uint64_t meta_sum(const struct profile_doc *docs, size_t n,
 {
 	uint64_t sum = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const char *v = profile_meta(&docs[i], key);
-		if (v)
-			sum += strtoull(v, NULL, 10);
-	}
+	for (size_t i = 0; i < n; i++)
+		sum += profile_meta_u64(&docs[i], key, 0);
 	return sum;
 }
 
@@ -83,7 +80,8 @@ void report_print_memory(const struct profile_doc *docs, size_t n,
 			 FILE *out)
 {
 	uint64_t refused = meta_sum(docs, n, PROFILE_META_MEMORY_REFUSED);
-	uint64_t incomplete = meta_sum(docs, n, PROFILE_META_ACTIVATIONS_INCOMPLETE);
+	uint64_t incomplete =
+		meta_sum(docs, n, PROFILE_META_ACTIVATIONS_INCOMPLETE);
 	const char *limit = first_meta(docs, n, PROFILE_META_MEMORY_LIMIT);
 
 	if (!refused && !incomplete)
@@ -99,7 +97,8 @@ void report_print_memory(const struct profile_doc *docs, size_t n,
 void report_print_selection(const struct profile_doc *docs, size_t n,
 			    FILE *out)
 {
-	const char *sample = first_meta(docs, n, PROFILE_META_ACTIVATION_SAMPLE);
+	const char *sample =
+		first_meta(docs, n, PROFILE_META_ACTIVATION_SAMPLE);
 	const char *budget = first_meta(docs, n, PROFILE_META_BUDGET_PERCENT);
 	const char *parts = first_meta(docs, n, PROFILE_META_PARTITION);
 	const char *windows = first_meta(docs, n, PROFILE_META_WINDOW);

@@ -21,14 +21,6 @@ struct window_report {
 	struct report report;
 };
 
-static uint64_t meta_u64(const struct profile_doc *doc, const char *key)
-{
-	const char *value = profile_meta(doc, key);
-	uint64_t n = 0;
-
-	return value && profile_parse_u64(value, &n) ? n : 0;
-}
-
 static int by_number(const void *a, const void *b)
 {
 	const struct window_report *x = a, *y = b;
@@ -93,10 +85,14 @@ int report_print_windows(FILE *out, const struct report *whole,
 	/* One report per window number: the windows of several processes
 	 * with the same number go together. */
 	for (size_t i = 0; i < n_docs; i++) {
-		uint64_t number = meta_u64(&docs[i], PROFILE_META_WINDOW);
-		uint64_t start = meta_u64(&docs[i], PROFILE_META_WINDOW_START);
-		uint64_t end = meta_u64(&docs[i], PROFILE_META_WINDOW_END);
-		uint64_t run = meta_u64(&docs[i], PROFILE_META_START_NS);
+		uint64_t number =
+			profile_meta_u64(&docs[i], PROFILE_META_WINDOW, 0);
+		uint64_t start = profile_meta_u64(&docs[i],
+						  PROFILE_META_WINDOW_START, 0);
+		uint64_t end =
+			profile_meta_u64(&docs[i], PROFILE_META_WINDOW_END, 0);
+		uint64_t run =
+			profile_meta_u64(&docs[i], PROFILE_META_START_NS, 0);
 		if (!number) {
 			snprintf(err, errlen, "%s is not a window (no meta %s)",
 				 docs[i].path ? docs[i].path : "a profile",
@@ -124,8 +120,8 @@ int report_print_windows(FILE *out, const struct report *whole,
 		struct profile_doc *mine = xcalloc(n_docs, sizeof(*mine));
 		size_t m = 0;
 		for (size_t i = 0; i < n_docs; i++)
-			if (meta_u64(&docs[i], PROFILE_META_WINDOW) ==
-			    w[k].number)
+			if (profile_meta_u64(&docs[i], PROFILE_META_WINDOW,
+					     0) == w[k].number)
 				mine[m++] = docs[i];
 		rc = report_build(&w[k].report, mine, m, opt, err, errlen);
 		free(mine);
