@@ -188,12 +188,7 @@ __attribute__((destructor)) static void trms_destructor(void)
 	if (config.interval_ns) {
 		/* The last window ends with the calling thread's open
 		 * regions, as the whole run's profile does. */
-		struct trms_thread *me = thread_current;
-		if (me && !me->busy) {
-			me->busy = true;
-			thread_close_all(me);
-			me->busy = false;
-		}
+		thread_close_own();
 		window_writer_stop(true);
 	}
 	runtime_write_profile(WRITE_EXIT);

@@ -104,6 +104,17 @@ void thread_close_all(struct trms_thread *t)
 	}
 }
 
+void thread_close_own(void)
+{
+	struct trms_thread *me = thread_current;
+
+	if (me && !me->busy) {
+		me->busy = true;
+		thread_close_all(me);
+		me->busy = false;
+	}
+}
+
 void thread_drop_pending(struct trms_thread *t)
 {
 	uint64_t dropped = 0;

@@ -307,6 +307,11 @@ static inline size_t thread_tables(const struct trms_thread *t,
  * ended now. */
 void thread_close_all(struct trms_thread *t);
 
+/* thread_close_all for the calling thread, unless it was interrupted
+ * inside the library, whose state it was changing (the profile's last
+ * write, from wherever it comes). */
+void thread_close_own(void);
+
 /* An access of @t's could not be recorded (no memory for its shadow):
  * none of its pending activations will be recorded, their input being
  * incomplete; counted (thread's incomplete). */

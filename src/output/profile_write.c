@@ -291,15 +291,9 @@ int runtime_write_profile(enum write_reason reason)
 		return 0;
 	}
 	if (last) {
-		/* The last write: the calling thread's open regions end now
-		 * (unless it was interrupted inside the library, whose state
-		 * it was changing). */
-		struct trms_thread *me = thread_current;
-		if (me && !me->busy) {
-			me->busy = true;
-			thread_close_all(me);
-			me->busy = false;
-		}
+		/* The last write: the calling thread's open regions end
+		 * now. */
+		thread_close_own();
 		atomic_store(&runtime.finished, true);
 	}
 	/* Samples waiting for libunwind are walked now (not from a
