@@ -50,8 +50,6 @@ static int ms_left(uint64_t deadline)
 			       : (int)((deadline - now + 999999) / 1000000);
 }
 
-#define MISSING(value) (errno = ENOSYS, (value))
-
 /* ---- calls the kernel never restarts ---- */
 
 EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
@@ -237,14 +235,7 @@ EXPORT int pthread_mutex_lock(pthread_mutex_t *mutex)
 }
 
 #define BLOCKING(type, name, params, args, fail)                           \
-	EXPORT type name params                                            \
-	{                                                                  \
-		__typeof__(real.name) fn = REAL(name);                     \
-		struct sampler_thread *s = thread_block_begin();                  \
-		type rc = fn ? fn args : (fail);                           \
-		thread_block_end(s);                                              \
-		return rc;                                                 \
-	}
+	PASS_ON(type, name, name, fail, params, args, (void)0)
 
 BLOCKING(int, pthread_cond_wait,
 	 (pthread_cond_t *cond, pthread_mutex_t *mutex), (cond, mutex),

@@ -188,8 +188,6 @@ static inline void vector_moved(enum direction d, const struct iovec *iov,
 
 /* A real function missing from this C library (a program that found it
  * with dlsym, say): fail the way an unimplemented call does. */
-#define MISSING(value) (errno = ENOSYS, (value))
-
 /* Whole items of @size bytes; strings without their terminating NUL. */
 static inline void items_moved(enum direction d, const void *buf,
 			       size_t size, size_t items)
@@ -216,15 +214,7 @@ static inline void string_moved(enum direction d, const char *s)
  *   LINE_HOOK     @ret bytes of the line at *@buf (getline, getdelim)
  */
 #define WRAP(type, name, field, fail, params, args, record)                \
-	EXPORT type name params                                           \
-	{                                                                  \
-		__typeof__(real.field) fn = REAL(field);                   \
-		struct sampler_thread *s_ = thread_block_begin();              \
-		type ret = fn ? fn args : MISSING(fail);                   \
-		thread_block_end(s_);                                          \
-		record;                                                    \
-		return ret;                                                \
-	}
+	PASS_ON(type, name, field, MISSING(fail), params, args, record)
 
 #define BUFFER_HOOK(d, name, field, params, args, buf, cap)                \
 	WRAP(ssize_t, name, field, -1, params, args,                      \
