@@ -126,12 +126,27 @@ static const char usage[] =
 	"--pprof and --html: OUT cannot be created or written, and is left as\n"
 	"it was).\n";
 
-enum form { FORM_TABLE, FORM_JSON, FORM_HTML, FORM_TUPLES, FORM_TREE,
-	    FORM_FOLDED, FORM_PPROF, FORM_WINDOWS };
+struct settings;
+
+/* How a form prints the report built from @docs. */
+typedef int print_fn(const struct settings *s, struct report *r,
+		     struct profile_doc *docs, size_t n_docs,
+		     char *const *paths);
+
+/* A form of the report: its option (NULL for the table, the default), the
+ * name of the option's argument (NULL: none), what prints it, and what
+ * it needs read.  A new form is a line of the table below, its printer,
+ * and its paragraph of the usage. */
+struct form {
+	const char *option, *arg;
+	print_fn *print;
+	bool windows;   /* a directory stands for the windows in it */
+	bool raw_names; /* C++ names as the linker knows them */
+};
 
 struct settings {
-	enum form form;
-	bool form_given;
+	const struct form *form;
+	const char *out; /* the form's argument */
 	struct report_options opt;
 	enum report_sort sort;
 	const char *filter;
@@ -139,46 +154,7 @@ struct settings {
 	int colour; /* -1 auto, 0 never, 1 always */
 	bool lines, mangled;
 	double min_percent;
-	const char *pprof_out, *html_out;
 };
-
-static void print_field(const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\t')
-			fputs("\\t", stdout);
-		else if (*s == '\n')
-			fputs("\\n", stdout);
-		else if (*s == '\\')
-			fputs("\\\\", stdout);
-		else
-			putchar(*s);
-	}
-}
-
-static void print_tuples(const struct report *r)
-{
-	char sumsq[40];
-
-	puts("region\tthread\tmetric\tn\tcount\tmin\tmax\tsum\tsumsq\t"
-	     "induced_thread\tinduced_external");
-	for (size_t i = 0; i < r->n_rows; i++) {
-		const struct report_row *row = &r->rows[i];
-		const struct tuple_data *d = &row->data;
-		print_field(row->region);
-		putchar('\t');
-		if (row->thread)
-			print_field(row->thread);
-		else
-			printf("%" PRIu32, row->thread_ordinal);
-		printf("\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-		       "\t%" PRIu64 "\t%s\t%" PRIu64 "\t%" PRIu64 "\n",
-		       profile_metric_word(d->metric), d->n,
-		       d->count, d->min, d->max, d->sum,
-		       u128_to_text(d->sumsq, sumsq), d->induced_thread,
-		       d->induced_external);
-	}
-}
 
 /* One of @names, as its index; -1 if none. */
 static int pick(const char *arg, const char *const *names, int n)
@@ -187,44 +163,6 @@ static int pick(const char *arg, const char *const *names, int n)
 		if (!strcmp(arg, names[i]))
 			return i;
 	return -1;
-}
-
-static int set_form(struct settings *s, enum form form)
-{
-	if (s->form_given && s->form != form)
-		return usage_error("report", "--json, --html, --tuples, "
-					     "--tree, --folded, --pprof and "
-					     "--windows exclude each other");
-	s->form = form;
-	s->form_given = true;
-	return 0;
-}
-
-/* The forms' options: --tuples, --tree, --folded, --json, --html OUT,
- * --pprof OUT. */
-static int form_option(struct settings *s, int c, const char *arg)
-{
-	static const struct {
-		int option;
-		enum form form;
-	} forms[] = {
-		{ 't', FORM_TUPLES }, { 'T', FORM_TREE }, { 'F', FORM_FOLDED },
-		{ 'j', FORM_JSON },   { 'H', FORM_HTML }, { 'p', FORM_PPROF },
-		{ 'W', FORM_WINDOWS },
-	};
-	size_t k = 0;
-
-	while (forms[k].option != c)
-		k++;
-	if (c == 'H' || c == 'p') {
-		if (!*arg)
-			return usage_error("report",
-					   c == 'H' ? "--html takes a file name"
-						    : "--pprof takes a file "
-						      "name");
-		*(c == 'H' ? &s->html_out : &s->pprof_out) = arg;
-	}
-	return set_form(s, forms[k].form);
 }
 
 /* The options that choose what the table (and JSON, HTML) shows, and
@@ -284,18 +222,241 @@ static int choice_option(struct settings *s, int c, const char *arg)
 	}
 }
 
+static bool want_colour(int setting)
+{
+	const char *no_colour = getenv("NO_COLOR");
+	const char *term = getenv("TERM");
+
+	if (setting >= 0)
+		return setting;
+	return isatty(STDOUT_FILENO) && !(no_colour && *no_colour) &&
+	       !(term && !strcmp(term, "dumb"));
+}
+
+/* The sampled trees of @docs merged (or per thread). */
+static void build_view(struct view *v, const struct settings *s,
+		       struct profile_doc *docs, size_t n_docs)
+{
+	view_init(v, s->opt.per_thread, s->lines);
+	for (size_t i = 0; i < n_docs; i++)
+		view_add(v, &docs[i]);
+	view_finish(v);
+}
+
+/* The table's, JSON's and HTML's regions: sorted, filtered, limited.
+ * @return 0, or the exit status of a bad --filter. */
+static int select_regions(const struct settings *s, struct report *r)
+{
+	regex_t filter;
+
+	if (s->filter) {
+		int rc = regcomp(&filter, s->filter, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char why[128];
+			regerror(rc, &filter, why, sizeof(why));
+			fprintf(stderr, "trms report: --filter '%s': %s\n",
+				s->filter, why);
+			return 2;
+		}
+	}
+	report_sort(r, s->sort);
+	report_select(r, s->filter ? &filter : NULL, s->limit);
+	if (s->filter)
+		regfree(&filter);
+	return 0;
+}
+
+static int print_table(const struct settings *s, struct report *r,
+		       struct profile_doc *docs, size_t n_docs,
+		       char *const *paths)
+{
+	struct view v;
+
+	(void)paths;
+	if (select_regions(s, r))
+		return 2;
+	build_view(&v, s, docs, n_docs);
+	if (r->n_regions)
+		report_print_table(r, stdout, want_colour(s->colour));
+	else if (r->n_rows && s->filter)
+		printf("no region matches '%s'\n", s->filter);
+	if (v.root.total_samples) {
+		printf("%s%" PRIu64 " call-stack samples; the functions where "
+		       "most ended (trms report --tree for the paths):\n",
+		       r->n_regions ? "\n" : "", v.root.total_samples);
+		view_print_hot(&v, stdout, 15);
+	} else if (!r->n_rows) {
+		printf("no regions and no call-stack samples in this "
+		       "profile\n");
+	}
+	report_print_selection(docs, n_docs, stdout);
+	report_print_memory(docs, n_docs, stdout);
+	report_print_library(&r->library, stdout);
+	view_free(&v);
+	return 0;
+}
+
+static int print_json(const struct settings *s, struct report *r,
+		      struct profile_doc *docs, size_t n_docs,
+		      char *const *paths)
+{
+	struct view v;
+
+	if (select_regions(s, r))
+		return 2;
+	build_view(&v, s, docs, n_docs);
+	report_print_json(r, v.root.total_samples ? &v : NULL, paths, n_docs,
+			  stdout);
+	view_free(&v);
+	return 0;
+}
+
+static int write_html(const struct settings *s, struct report *r,
+		      struct profile_doc *docs, size_t n_docs,
+		      char *const *paths)
+{
+	struct view v;
+	char err[512];
+	int status = 0;
+
+	if (select_regions(s, r))
+		return 2;
+	build_view(&v, s, docs, n_docs);
+	if (report_write_html(r, v.root.total_samples ? &v : NULL, paths,
+			      n_docs, s->out, err, sizeof(err))) {
+		fprintf(stderr, "trms report: %s\n", err);
+		status = 1;
+	}
+	view_free(&v);
+	return status;
+}
+
+static int print_tree(const struct settings *s, struct report *r,
+		      struct profile_doc *docs, size_t n_docs,
+		      char *const *paths)
+{
+	struct view v;
+
+	(void)r, (void)paths;
+	build_view(&v, s, docs, n_docs);
+	view_print_tree(&v, stdout, s->min_percent);
+	view_free(&v);
+	return 0;
+}
+
+static int print_folded(const struct settings *s, struct report *r,
+			struct profile_doc *docs, size_t n_docs,
+			char *const *paths)
+{
+	struct view v;
+
+	(void)r, (void)paths;
+	build_view(&v, s, docs, n_docs);
+	view_print_folded(&v, stdout);
+	view_free(&v);
+	return 0;
+}
+
+static int print_tuples(const struct settings *s, struct report *r,
+			struct profile_doc *docs, size_t n_docs,
+			char *const *paths)
+{
+	(void)s, (void)docs, (void)n_docs, (void)paths;
+	report_print_tuples(r, stdout);
+	return 0;
+}
+
+static int print_windows(const struct settings *s, struct report *r,
+			 struct profile_doc *docs, size_t n_docs,
+			 char *const *paths)
+{
+	char err[512];
+
+	(void)paths;
+	if (report_print_windows(stdout, r, docs, n_docs, &s->opt, err,
+				 sizeof(err))) {
+		fprintf(stderr, "trms report: %s\n", err);
+		return 2;
+	}
+	return 0;
+}
+
+/* --pprof OUT. */
+static int write_pprof(const struct settings *s, struct report *r,
+		       struct profile_doc *docs, size_t n_docs,
+		       char *const *paths)
+{
+	uint8_t *bytes;
+	size_t len;
+	char err[512];
+
+	(void)r, (void)paths;
+	if (pprof_build(docs, n_docs, s->out, &bytes, &len, err,
+			sizeof(err))) {
+		fprintf(stderr, "trms report: %s\n", err);
+		return 2;
+	}
+	int rc = output_file_write(s->out, bytes, len, err, sizeof(err));
+	free(bytes);
+	if (rc) {
+		fprintf(stderr, "trms report: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+static const struct form table_form = { NULL, NULL, print_table, false,
+					false };
+
+/* The other forms, one option each; they exclude each other. */
+static const struct form forms[] = {
+	{ "json", NULL, print_json, false, false },
+	{ "html", "OUT", write_html, false, false },
+	{ "tuples", NULL, print_tuples, false, true },
+	{ "tree", NULL, print_tree, false, false },
+	{ "folded", NULL, print_folded, false, false },
+	{ "pprof", "OUT", write_pprof, false, false },
+	{ "windows", NULL, print_windows, true, false },
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define N_FORMS COUNT(forms)
+/* getopt_long's value for forms[i]: past every character. */
+#define FORM_OPTION 0x100
+
+/* Form @f asked for, with @arg.  @return 0 or the exit status of bad
+ * usage. */
+static int set_form(struct settings *s, const struct form *f,
+		    const char *arg)
+{
+	char message[256];
+	size_t len = 0;
+
+	if (s->form != &table_form && s->form != f) {
+		for (size_t i = 0; i < N_FORMS; i++)
+			len += (size_t)snprintf(
+				message + len, sizeof(message) - len, "%s--%s",
+				!i ? "" : i + 1 < N_FORMS ? ", " : " and ",
+				forms[i].option);
+		snprintf(message + len, sizeof(message) - len,
+			 " exclude each other");
+		return usage_error("report", message);
+	}
+	if (f->arg && !*arg) {
+		snprintf(message, sizeof(message), "--%s takes a file name",
+			 f->option);
+		return usage_error("report", message);
+	}
+	s->form = f;
+	s->out = f->arg ? arg : NULL;
+	return 0;
+}
+
 /* @return 0 to report, -1 after --help, or the exit status of bad
  * usage. */
 static int parse_options(int argc, char **argv, struct settings *s)
 {
-	static const struct option longopts[] = {
-		{ "tuples", no_argument, NULL, 't' },
-		{ "windows", no_argument, NULL, 'W' },
-		{ "tree", no_argument, NULL, 'T' },
-		{ "folded", no_argument, NULL, 'F' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "pprof", required_argument, NULL, 'p' },
+	static const struct option choices[] = {
 		{ "threads", no_argument, NULL, 'P' },
 		{ "lines", no_argument, NULL, 'l' },
 		{ "no-demangle", no_argument, NULL, 'M' },
@@ -308,13 +469,21 @@ static int parse_options(int argc, char **argv, struct settings *s)
 		{ "color", required_argument, NULL, 'c' },
 		{ "colour", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
 	};
+	struct option longopts[N_FORMS + COUNT(choices) + 1];
 	int c, rc = 0;
 
+	for (size_t i = 0; i < N_FORMS; i++)
+		longopts[i] = (struct option){
+			forms[i].option,
+			forms[i].arg ? required_argument : no_argument, NULL,
+			FORM_OPTION + (int)i
+		};
+	memcpy(longopts + N_FORMS, choices, sizeof(choices));
+	longopts[N_FORMS + COUNT(choices)] = (struct option){ 0 };
 	while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c && strchr("tTFjHpW", c))
-			rc = form_option(s, c, optarg);
+		if (c >= FORM_OPTION && c < FORM_OPTION + (int)N_FORMS)
+			rc = set_form(s, &forms[c - FORM_OPTION], optarg);
 		else if (c && strchr("mszofnc", c))
 			rc = choice_option(s, c, optarg);
 		else if (c == 'P')
@@ -337,83 +506,6 @@ static int parse_options(int argc, char **argv, struct settings *s)
 	return 0;
 }
 
-static bool want_colour(int setting)
-{
-	const char *no_colour = getenv("NO_COLOR");
-	const char *term = getenv("TERM");
-
-	if (setting >= 0)
-		return setting;
-	return isatty(STDOUT_FILENO) && !(no_colour && *no_colour) &&
-	       !(term && !strcmp(term, "dumb"));
-}
-
-/* The sampled trees of @docs merged (or per thread). */
-static void build_view(struct view *v, const struct settings *s,
-		       struct profile_doc *docs, size_t n_docs)
-{
-	view_init(v, s->opt.per_thread, s->lines);
-	for (size_t i = 0; i < n_docs; i++)
-		view_add(v, &docs[i]);
-	view_finish(v);
-}
-
-static int print_report(const struct settings *s, struct report *r,
-			struct profile_doc *docs, size_t n_docs,
-			char *const *paths)
-{
-	struct view v;
-	regex_t filter;
-
-	if (s->filter) {
-		int rc = regcomp(&filter, s->filter, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char why[128];
-			regerror(rc, &filter, why, sizeof(why));
-			fprintf(stderr, "trms report: --filter '%s': %s\n",
-				s->filter, why);
-			return 2;
-		}
-	}
-	report_sort(r, s->sort);
-	report_select(r, s->filter ? &filter : NULL, s->limit);
-	if (s->filter)
-		regfree(&filter);
-	build_view(&v, s, docs, n_docs);
-	const struct view *tree = v.root.total_samples ? &v : NULL;
-	int status = 0;
-	if (s->form == FORM_JSON) {
-		report_print_json(r, tree, paths, n_docs, stdout);
-	} else if (s->form == FORM_HTML) {
-		char err[512];
-		if (report_write_html(r, tree, paths, n_docs, s->html_out, err,
-				      sizeof(err))) {
-			fprintf(stderr, "trms report: %s\n", err);
-			status = 1;
-		}
-	} else {
-		if (r->n_regions)
-			report_print_table(r, stdout, want_colour(s->colour));
-		else if (r->n_rows && s->filter)
-			printf("no region matches '%s'\n", s->filter);
-		if (v.root.total_samples) {
-			printf("%s%" PRIu64 " call-stack samples; the functions "
-			       "where most ended (trms report --tree for the "
-			       "paths):\n",
-			       r->n_regions ? "\n" : "", v.root.total_samples);
-			view_print_hot(&v, stdout, 15);
-		} else if (!r->n_rows) {
-			printf("no regions and no call-stack samples in this "
-			       "profile\n");
-		}
-		report_print_selection(docs, n_docs, stdout);
-		report_print_memory(docs, n_docs, stdout);
-		report_print_library(&r->library, stdout);
-	}
-	view_free(&v);
-	return status;
-}
-
 /* Every profile of @paths into @docs (zeroed).  @return 0, or the exit
  * status of a profile that cannot be read, with a message. */
 static int read_profiles(const struct settings *s, char *const *paths,
@@ -428,75 +520,16 @@ static int read_profiles(const struct settings *s, char *const *paths,
 		}
 		profile_name_functions(&docs[i]);
 	}
-	if (!s->mangled && s->form != FORM_TUPLES)
+	if (!s->mangled && !s->form->raw_names)
 		for (size_t i = 0; i < n_docs; i++)
 			profile_demangle(&docs[i]);
 	return 0;
 }
 
-/* --pprof OUT.  @return the exit status. */
-static int write_pprof(const struct settings *s, struct profile_doc *docs,
-		       size_t n_docs)
-{
-	uint8_t *bytes;
-	size_t len;
-	char err[512];
-
-	if (pprof_build(docs, n_docs, s->pprof_out, &bytes, &len, err,
-			sizeof(err))) {
-		fprintf(stderr, "trms report: %s\n", err);
-		return 2;
-	}
-	int rc = output_file_write(s->pprof_out, bytes, len, err, sizeof(err));
-	free(bytes);
-	if (rc) {
-		fprintf(stderr, "trms report: %s\n", err);
-		return 1;
-	}
-	return 0;
-}
-
-/* The report in the form asked for.  @return the exit status. */
-static int print_form(const struct settings *s, struct report *r,
-		      struct profile_doc *docs, size_t n_docs,
-		      char *const *paths)
-{
-	struct view v;
-	char err[512];
-
-	switch (s->form) {
-	case FORM_PPROF:
-		return write_pprof(s, docs, n_docs);
-	case FORM_TUPLES:
-		print_tuples(r);
-		return 0;
-	case FORM_TREE:
-	case FORM_FOLDED:
-		build_view(&v, s, docs, n_docs);
-		if (s->form == FORM_TREE)
-			view_print_tree(&v, stdout, s->min_percent);
-		else
-			view_print_folded(&v, stdout);
-		view_free(&v);
-		return 0;
-	case FORM_WINDOWS:
-		if (report_print_windows(stdout, r, docs, n_docs, &s->opt, err,
-					 sizeof(err))) {
-			fprintf(stderr, "trms report: %s\n", err);
-			return 2;
-		}
-		return 0;
-	case FORM_TABLE:
-	case FORM_JSON:
-	case FORM_HTML:
-		break;
-	}
-	return print_report(s, r, docs, n_docs, paths);
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct settings s = {
+		.form = &table_form,
 		.opt = { METRIC_TRMS, STAT_WORST, false },
 		.sort = SORT_COST,
 		.colour = -1,
@@ -511,7 +544,7 @@ int cmd_report(int argc, char **argv)
 		return status < 0 ? 0 : status;
 	if (profile_paths_expand_windows(argv + optind,
 					 (size_t)(argc - optind),
-					 s.form == FORM_WINDOWS, &inputs, err,
+					 s.form->windows, &inputs, err,
 					 sizeof(err))) {
 		fprintf(stderr, "trms report: %s\n", err);
 		return 2;
@@ -524,7 +557,7 @@ int cmd_report(int argc, char **argv)
 		status = 2;
 	}
 	if (!status)
-		status = print_form(&s, &r, docs, inputs.n, inputs.paths);
+		status = s.form->print(&s, &r, docs, inputs.n, inputs.paths);
 	report_free(&r);
 	/* Unread profiles are zeroed, which profile_doc_free() takes. */
 	for (size_t i = 0; i < inputs.n; i++)

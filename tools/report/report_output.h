@@ -30,6 +30,10 @@ int report_write_html(const struct report *r, const struct view *tree,
 		      char *const *profiles, size_t n_profiles,
 		      const char *path, char *err, size_t errlen);
 
+/* Every tuple of @r (its rows) as tab-separated values under a header
+ * line (the format `trms report --help` states for --tuples). */
+void report_print_tuples(const struct report *r, FILE *out);
+
 /* A cost for people: "812 ns", "8.01 us", "1.23 s", or a count of
  * events. */
 const char *report_format_cost(double v, const char *unit, char *buf,
