@@ -24,7 +24,7 @@
 #include "trms.h"
 
 #include "bench.h"
-#include "real.h"
+#include "base/real.h"
 
 #define BIG (64 * 1024)
 #define FILE_BYTES ((size_t)32 << 20)

@@ -10,9 +10,9 @@
 
 #include "activation.h"
 #include "calibrate.h"
-#include "log.h"
-#include "profile_write.h"
-#include "text.h"
+#include "base/log.h"
+#include "output/profile_write.h"
+#include "base/text.h"
 
 /* Where an API call goes when the thread's state is not simply there:
  * the library is not started or inert, the thread is new or past its

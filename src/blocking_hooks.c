@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "real.h"
+#include "base/real.h"
 #include "thread.h"
 #include "hooks.h"
 

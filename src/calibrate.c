@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "call.h"
-#include "log.h"
-#include "vm.h"
+#include "base/log.h"
+#include "base/vm.h"
 
 /*
  * Calibration, once per process, on the first thread that begins a region

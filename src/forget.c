@@ -23,7 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "vm.h"
+#include "base/vm.h"
 
 struct forgetting {
 	struct engine *e;

@@ -39,10 +39,10 @@
 #include "activation.h"
 #include "function_cache.h"
 #include "hooks.h"
-#include "log.h"
-#include "real.h"
-#include "text.h"
-#include "vm.h"
+#include "base/log.h"
+#include "base/real.h"
+#include "base/text.h"
+#include "base/vm.h"
 
 /* Bit 0 of a function frame's cfa (a CFA is 8-byte aligned). */
 #define FUNCTION_FRAME ((uintptr_t)1)

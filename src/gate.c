@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "vm.h"
+#include "base/vm.h"
 
 #define EXPORT_DATA __attribute__((visibility("default")))
 

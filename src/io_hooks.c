@@ -31,10 +31,10 @@
 
 #include "call.h"
 #include "sweep.h"
-#include "log.h"
-#include "real.h"
+#include "base/log.h"
+#include "base/real.h"
 #include "hooks.h"
-#include "text.h"
+#include "base/text.h"
 
 /* With optimisation, <stdio.h> defines these as macros. */
 #undef fread_unlocked

@@ -9,8 +9,8 @@
 #include <link.h>
 
 #include "annotated.h"
-#include "modules.h"
-#include "real.h"
+#include "sampler/modules.h"
+#include "base/real.h"
 #include "region.h"
 #include "thread.h"
 #include "hooks.h"

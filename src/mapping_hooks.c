@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "real.h"
+#include "base/real.h"
 #include "thread.h"
 #include "hooks.h"
 

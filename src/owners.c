@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "vm.h"
+#include "base/vm.h"
 
 typedef _Atomic(void *) owners_slot;
 

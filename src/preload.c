@@ -12,17 +12,17 @@
 #include <unistd.h>
 
 #include "annotated.h"
-#include "log.h"
-#include "memory_limit.h"
+#include "base/log.h"
+#include "base/memory_limit.h"
 #include "sweep.h"
-#include "vm.h"
-#include "output.h"
-#include "real.h"
-#include "run_link.h"
-#include "profile_write.h"
+#include "base/vm.h"
+#include "output/output.h"
+#include "base/real.h"
+#include "output/run_link.h"
+#include "output/profile_write.h"
 #include "hooks.h"
-#include "trace_write.h"
-#include "window_write.h"
+#include "output/trace_write.h"
+#include "output/window_write.h"
 
 /* The limit of the library's memory, as TRMS_MEMORY_LIMIT gives it (0:
  * auto, set when regions are first expected: runtime_expect_regions). */

@@ -21,14 +21,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "real.h"
+#include "base/real.h"
 #include "region.h"
 #include "thread.h"
-#include "trace_write.h"
+#include "output/trace_write.h"
 #include "calibrate.h"
 #include "hooks.h"
-#include "profile_write.h"
-#include "window_write.h"
+#include "output/profile_write.h"
+#include "output/window_write.h"
 
 /*
  * Whose time is it?  The handlers' own work is the library's: a sample

@@ -8,9 +8,9 @@
 #include <sched.h>
 #include <string.h>
 
-#include "clock.h"
-#include "sort.h"
-#include "vm.h"
+#include "base/clock.h"
+#include "base/sort.h"
+#include "base/vm.h"
 
 /* Where the slots begin in an array's first page. */
 #define SLOTS_OFFSET 2048

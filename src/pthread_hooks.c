@@ -14,8 +14,8 @@
 
 #include "call.h"
 #include "hooks.h"
-#include "real.h"
-#include "vm.h"
+#include "base/real.h"
+#include "base/vm.h"
 
 /* What the new thread needs to know; made by the creator, consumed (and
  * freed) by the new thread before the program's start routine runs. */

@@ -10,9 +10,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "fnv1a.h"
-#include "text.h"
-#include "vm.h"
+#include "base/fnv1a.h"
+#include "base/text.h"
+#include "base/vm.h"
 
 /* Names by id: a table of blocks, so that readers never see a block move. */
 #define BLOCK_IDS 4096

@@ -25,9 +25,9 @@
 
 #include <errno.h>
 
-#include "log.h"
-#include "sort.h"
-#include "vm.h"
+#include "base/log.h"
+#include "base/sort.h"
+#include "base/vm.h"
 
 struct renumbering {
 	struct engine *e;

@@ -16,7 +16,7 @@
 
 #include "trms.h"
 
-#include "clock.h"
+#include "base/clock.h"
 #include "cost.h"
 #include "engine.h"
 

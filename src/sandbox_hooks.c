@@ -37,12 +37,12 @@
 #include <unistd.h>
 
 #include "call.h"
-#include "log.h"
-#include "real.h"
+#include "base/log.h"
+#include "base/real.h"
 #include "thread.h"
 #include "hooks.h"
-#include "profile_write.h"
-#include "window_write.h"
+#include "output/profile_write.h"
+#include "output/window_write.h"
 
 static void before_sandbox(bool every_thread)
 {

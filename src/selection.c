@@ -10,12 +10,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
-#include "config.h"
-#include "fnv1a.h"
-#include "log.h"
+#include "base/clock.h"
+#include "base/config.h"
+#include "base/fnv1a.h"
+#include "base/log.h"
 #include "region.h"
-#include "vm.h"
+#include "base/vm.h"
 
 struct selection_settings selection;
 

@@ -5,8 +5,8 @@
 
 #include <string.h>
 
-#include "clock.h"
-#include "vm.h"
+#include "base/clock.h"
+#include "base/vm.h"
 
 #define ULONG_BITS (8 * sizeof(unsigned long))
 #define PRIMARY_SLOTS ((size_t)1 << SHADOW_PRIMARY_BITS)

@@ -21,12 +21,12 @@
 #include <string.h>
 
 #include "hooks.h"
-#include "profile_write.h"
-#include "real.h"
+#include "output/profile_write.h"
+#include "base/real.h"
 #include "runtime.h"
-#include "signals.h"
+#include "base/signals.h"
 #include "thread.h"
-#include "unwind.h"
+#include "sampler/unwind.h"
 
 static const int terminating[] = { SIGTERM, SIGINT };
 

@@ -5,9 +5,9 @@
 #define _GNU_SOURCE
 #include "sweep.h"
 
-#include "log.h"
-#include "mappings.h"
-#include "vm.h"
+#include "base/log.h"
+#include "base/mappings.h"
+#include "base/vm.h"
 
 static pthread_mutex_t sweeping = PTHREAD_MUTEX_INITIALIZER;
 

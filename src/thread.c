@@ -7,10 +7,10 @@
 
 #include <string.h>
 
-#include "log.h"
-#include "memory_limit.h"
-#include "text.h"
-#include "vm.h"
+#include "base/log.h"
+#include "base/memory_limit.h"
+#include "base/text.h"
+#include "base/vm.h"
 
 __thread struct trms_thread *thread_current
 	__attribute__((tls_model("initial-exec")));

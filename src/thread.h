@@ -11,17 +11,17 @@
 
 #include <urcu/list.h>
 
-#include "clock.h"
-#include "config.h"
+#include "base/clock.h"
+#include "base/config.h"
 #include "cost.h"
 #include "engine.h"
 #include "function_cache.h"
 #include "profile.h"
 #include "region.h"
 #include "runtime.h"
-#include "sampler.h"
+#include "sampler/sampler.h"
 #include "selection.h"
-#include "signals.h"
+#include "base/signals.h"
 
 #define THREAD_NAME_MAX 63
 #define THREAD_CONTEXT_MAX 32

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cells.h"
-#include "clock.h"
-#include "vm.h"
+#include "base/clock.h"
+#include "base/vm.h"
 
 #define INITIAL_DEPTH 64
 

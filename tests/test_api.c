@@ -21,7 +21,7 @@
 
 #include "trms.h"
 
-#include "output.h"
+#include "output/output.h"
 #include "profile_reader.h"
 #include "thread.h"
 #include "test_util.h"

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 #include "suite_main.h"
 
 static uint64_t thread_cpu_ns(void)

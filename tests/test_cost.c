@@ -20,7 +20,7 @@
 
 #include "trms.h"
 
-#include "clock.h"
+#include "base/clock.h"
 #include "thread.h"
 #include "suite_main.h"
 

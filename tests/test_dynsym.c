@@ -11,7 +11,7 @@
 #include <libunwind.h>
 #include <link.h>
 
-#include "dynsym.h"
+#include "sampler/dynsym.h"
 #include "suite_main.h"
 
 static void check_like_dladdr1(void *handle, const char *name)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_symbols.h"
+#include "base/elf_symbols.h"
 #include "suite_main.h"
 
 #define ADDRS 40000

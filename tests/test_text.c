@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "suite_main.h"
-#include "text.h"
+#include "base/text.h"
 
 #define SAME(fmt, ...)                                                    \
 	do {                                                              \

@@ -2,13 +2,13 @@
  * clock.c - the cost clock (see clock.h).
  */
 #define _GNU_SOURCE
-#include "clock.h"
+#include "base/clock.h"
 
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "sys.h"
+#include "base/sys.h"
 
 #ifdef CLOCK_HAVE_TSC
 #include <cpuid.h>

@@ -2,15 +2,15 @@
  * config.c - TRMS_* environment variables (see config.h).
  */
 #define _GNU_SOURCE
-#include "config.h"
+#include "base/config.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "vm.h"
+#include "base/log.h"
+#include "base/vm.h"
 
 struct config config VM_SET_APART;
 

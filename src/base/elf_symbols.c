@@ -3,7 +3,7 @@
  * elf_symbols.h).
  */
 #define _GNU_SOURCE
-#include "elf_symbols.h"
+#include "base/elf_symbols.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sort.h"
-#include "sys.h"
-#include "vm.h"
+#include "base/sort.h"
+#include "base/sys.h"
+#include "base/vm.h"
 
 struct symbol {
 	uintptr_t start, size;

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "base/clock.h"
 
 /* Take @m within @wait_ns, yielding then sleeping a millisecond at a time
  * (raw nanosleep: not the library's own hook); give up at once if

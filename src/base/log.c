@@ -1,7 +1,7 @@
 /*
  * log.c - diagnostics on stderr (see log.h).
  */
-#include "log.h"
+#include "base/log.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sys.h"
-#include "text.h"
+#include "base/sys.h"
+#include "base/text.h"
 
 int log_verbosity;
 

@@ -2,14 +2,14 @@
  * mappings.c - the process's memory mappings (see mappings.h).
  */
 #define _GNU_SOURCE
-#include "mappings.h"
+#include "base/mappings.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 
-#include "sys.h"
-#include "vm.h"
+#include "base/sys.h"
+#include "base/vm.h"
 
 /* Room for one more range. */
 static int room(struct mappings *m)

@@ -4,15 +4,15 @@
  * calls (no stdio, no allocation).
  */
 #define _GNU_SOURCE
-#include "memory_limit.h"
+#include "base/memory_limit.h"
 
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
 
-#include "sys.h"
-#include "vm.h"
+#include "base/sys.h"
+#include "base/vm.h"
 
 /* The whole (short) file @path into @buf, NUL-terminated: its length, or
  * -1. */

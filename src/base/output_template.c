@@ -2,8 +2,8 @@
  * output_template.c - profile file names from a template (see
  * output_template.h).
  */
-#include "output_template.h"
-#include "text.h"
+#include "base/output_template.h"
+#include "base/text.h"
 
 #include <errno.h>
 #include <stdio.h>

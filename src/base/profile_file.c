@@ -3,7 +3,7 @@
  * profile_file.h).
  */
 #define _GNU_SOURCE
-#include "profile_file.h"
+#include "base/profile_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "sys.h"
-#include "text.h"
+#include "base/sys.h"
+#include "base/text.h"
 
 /* The directory part of @path ("." if none) into @dir. */
 static int directory_of(const char *path, char *dir, size_t len)

@@ -3,7 +3,7 @@
  * (see real.h).
  */
 #define _GNU_SOURCE
-#include "real.h"
+#include "base/real.h"
 
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -33,7 +33,7 @@ static void resolve_once(void)
 #define REAL_FUNCTION_VERSIONED(field, symbol, version, ret, params,     \
 				attributes)                              \
 	LOOK_UP_VERSION(field, symbol, version);
-#include "real_functions.def"
+#include "base/real_functions.def"
 #undef REAL_FUNCTION
 #undef REAL_FUNCTION_VERSIONED
 }

@@ -29,7 +29,7 @@ struct real_functions {
 #define REAL_FUNCTION_VERSIONED(field, symbol, version, ret, params,     \
 				attributes)                              \
 	REAL_FUNCTION(field, symbol, ret, params, attributes)
-#include "real_functions.def"
+#include "base/real_functions.def"
 #undef REAL_FUNCTION
 #undef REAL_FUNCTION_VERSIONED
 };

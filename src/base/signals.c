@@ -2,7 +2,7 @@
  * signals.c - the one owner of signal dispositions (see signals.h).
  */
 #define _GNU_SOURCE
-#include "signals.h"
+#include "base/signals.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -11,8 +11,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "real.h"
-#include "vm.h"
+#include "base/real.h"
+#include "base/vm.h"
 
 /* What the library holds of one signal.  Written under the lock, read by
  * the dispatcher in any thread: each field a word, loaded once. */

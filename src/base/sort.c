@@ -1,7 +1,7 @@
 /*
  * sort.c - in-place heapsort (see sort.h).
  */
-#include "sort.h"
+#include "base/sort.h"
 
 #include <stdint.h>
 #include <string.h>

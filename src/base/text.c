@@ -1,7 +1,7 @@
 /*
  * text.c - async-signal-safe formatting (see text.h).
  */
-#include "text.h"
+#include "base/text.h"
 
 #include <errno.h>
 #include <stdbool.h>

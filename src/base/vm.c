@@ -2,7 +2,7 @@
  * vm.c - anonymous memory straight from the kernel (see vm.h).
  */
 #define _GNU_SOURCE
-#include "vm.h"
+#include "base/vm.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sys.h"
+#include "base/sys.h"
 
 #if defined(__SANITIZE_THREAD__)
 /* ThreadSanitizer learns that unmapped memory is new when mapped again

@@ -3,7 +3,7 @@
  * profile_doc.h): its lookups, its symbols, and freeing it.  Reading a
  * file into one: profile_read.c and profile_doc_lines.c.
  */
-#include "profile_doc.h"
+#include "format/profile_doc.h"
 
 #include <errno.h>
 #include <stdlib.h>

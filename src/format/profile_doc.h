@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "profile.h"
-#include "profile_format.h"
+#include "format/profile_format.h"
 
 struct profile_lookups;
 

@@ -4,7 +4,7 @@
  * profile_doc_lines.h).
  */
 #define _GNU_SOURCE
-#include "profile_doc_lines.h"
+#include "format/profile_doc_lines.h"
 
 #include <errno.h>
 #include <stdarg.h>

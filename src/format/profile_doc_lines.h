@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "profile_doc.h"
+#include "format/profile_doc.h"
 
 /* The cct nodes read so far, by thread and node number: open
  * addressing, so that any numbers a file uses cost no more than its

@@ -2,7 +2,7 @@
  * profile_format.c - the words, escaping and numbers of the profile
  * format (see profile_format.h).
  */
-#include "profile_format.h"
+#include "format/profile_format.h"
 
 #include <errno.h>
 #include <string.h>

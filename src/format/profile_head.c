@@ -2,11 +2,11 @@
  * profile_head.c - facts from the head of a profile file (see
  * profile_head.h).
  */
-#include "profile_head.h"
+#include "format/profile_head.h"
 
 #include <string.h>
 
-#include "profile_format.h"
+#include "format/profile_format.h"
 
 bool profile_head_is_profile(const char *head)
 {

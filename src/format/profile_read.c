@@ -4,7 +4,7 @@
  * each checked and added to the document by profile_doc_lines.c.
  */
 #define _GNU_SOURCE
-#include "profile_doc_lines.h"
+#include "format/profile_doc_lines.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * profile_writer.h and docs/profile-format.md).
  */
 #define _GNU_SOURCE
-#include "profile_writer.h"
+#include "format/profile_writer.h"
 
 #include <string.h>
 

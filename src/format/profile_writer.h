@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 #include "profile.h"
-#include "profile_file.h"
-#include "profile_format.h"
+#include "base/profile_file.h"
+#include "format/profile_format.h"
 
 /* Takes @n bytes of the profile.  @return 0 or -errno. */
 typedef int profile_sink(void *ctx, const void *buf, size_t n);

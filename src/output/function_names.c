@@ -20,19 +20,19 @@
  * object is written too, on an object line after its region's.
  */
 #define _GNU_SOURCE
-#include "profile_dump.h"
+#include "output/profile_dump.h"
 
 #include <string.h>
 
-#include "elf_symbols.h"
-#include "modules.h"
-#include "profile_format.h"
-#include "profile_writer.h"
+#include "base/elf_symbols.h"
+#include "sampler/modules.h"
+#include "format/profile_format.h"
+#include "format/profile_writer.h"
 #include "region.h"
-#include "sampler.h"
-#include "sort.h"
-#include "text.h"
-#include "vm.h"
+#include "sampler/sampler.h"
+#include "base/sort.h"
+#include "base/text.h"
+#include "base/vm.h"
 
 struct function {
 	uint32_t id;

@@ -2,16 +2,16 @@
  * output.c - expanding the TRMS_OUTPUT template (see output.h).
  */
 #define _GNU_SOURCE
-#include "output.h"
+#include "output/output.h"
 
-#include "config.h"
-#include "log.h"
-#include "output_template.h"
-#include "profile_file.h"
-#include "profile_format.h"
-#include "profile_head.h"
-#include "sys.h"
-#include "vm.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "base/output_template.h"
+#include "base/profile_file.h"
+#include "format/profile_format.h"
+#include "format/profile_head.h"
+#include "base/sys.h"
+#include "base/vm.h"
 
 #include <errno.h>
 #include <fcntl.h>

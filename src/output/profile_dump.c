@@ -4,7 +4,7 @@
  * (when and where it is written: profile_write.c).
  */
 #define _GNU_SOURCE
-#include "profile_dump.h"
+#include "output/profile_dump.h"
 #include "thread.h"
 
 #include <errno.h>
@@ -12,14 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lock.h"
-#include "log.h"
-#include "output.h"
-#include "profile_format.h"
-#include "profile_writer.h"
-#include "sys.h"
-#include "text.h"
-#include "vm.h"
+#include "base/lock.h"
+#include "base/log.h"
+#include "output/output.h"
+#include "format/profile_format.h"
+#include "format/profile_writer.h"
+#include "base/sys.h"
+#include "base/text.h"
+#include "base/vm.h"
 
 struct dump_thread {
 	struct profile_writer *w;

@@ -5,8 +5,8 @@
  * which a terminating signal comes too late to matter.
  */
 #define _GNU_SOURCE
-#include "profile_write.h"
-#include "trace_write.h"
+#include "output/profile_write.h"
+#include "output/trace_write.h"
 #include "thread.h"
 
 #include <errno.h>
@@ -17,16 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lock.h"
-#include "log.h"
-#include "output.h"
-#include "profile_writer.h"
-#include "real.h"
-#include "run_link.h"
-#include "output_template.h"
-#include "profile_dump.h"
-#include "text.h"
-#include "vm.h"
+#include "base/lock.h"
+#include "base/log.h"
+#include "output/output.h"
+#include "format/profile_writer.h"
+#include "base/real.h"
+#include "output/run_link.h"
+#include "base/output_template.h"
+#include "output/profile_dump.h"
+#include "base/text.h"
+#include "base/vm.h"
 
 /* Written under flush_lock; too big for a thread's stack to be sure. */
 static struct profile_writer writer VM_SET_APART;

@@ -9,8 +9,8 @@
  * most, never its exit.
  */
 #define _GNU_SOURCE
-#include "run_link.h"
-#include "profile_format.h"
+#include "output/run_link.h"
+#include "format/profile_format.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,12 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "output.h"
-#include "run_protocol.h"
-#include "sys.h"
+#include "base/log.h"
+#include "output/output.h"
+#include "output/run_protocol.h"
+#include "base/sys.h"
 #include "thread.h"
-#include "text.h"
+#include "base/text.h"
 
 /* How long a step may wait for trms run: a connection (its queue full),
  * room to send. */

@@ -6,14 +6,14 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "elf_symbols.h"
-#include "modules.h"
-#include "profile_writer.h"
+#include "base/elf_symbols.h"
+#include "sampler/modules.h"
+#include "format/profile_writer.h"
 #include "thread.h"
-#include "sort.h"
-#include "vm.h"
-#include "profile_dump.h"
-#include "text.h"
+#include "base/sort.h"
+#include "base/vm.h"
+#include "output/profile_dump.h"
+#include "base/text.h"
 
 /* The frames met in the trees, to be named. */
 struct frames {

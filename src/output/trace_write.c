@@ -16,19 +16,19 @@
  * none.
  */
 #define _GNU_SOURCE
-#include "trace_write.h"
+#include "output/trace_write.h"
 
 #include <fcntl.h>
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "log.h"
-#include "sys.h"
-#include "text.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "base/sys.h"
+#include "base/text.h"
 #include "thread.h"
-#include "vm.h"
+#include "base/vm.h"
 
 static int fd = -1;
 static char buffer[64 << 10] VM_SET_APART;

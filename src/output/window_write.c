@@ -26,7 +26,7 @@
  * not in a window yet.  The program's threads never wait for the writer.
  */
 #define _GNU_SOURCE
-#include "window_write.h"
+#include "output/window_write.h"
 #include "thread.h"
 
 #include <errno.h>
@@ -36,11 +36,11 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "log.h"
-#include "profile_dump.h"
-#include "profile_write.h"
-#include "real.h"
-#include "run_link.h"
+#include "base/log.h"
+#include "output/profile_dump.h"
+#include "output/profile_write.h"
+#include "base/real.h"
+#include "output/run_link.h"
 
 /* How long a cut waits for the threads it switched to leave the library:
  * a thread preempted inside it runs again within a scheduler's period.

@@ -1,11 +1,11 @@
 /*
  * cct.c - calling context trees (see cct.h).
  */
-#include "cct.h"
+#include "sampler/cct.h"
 
 #include <string.h>
 
-#include "vm.h"
+#include "base/vm.h"
 
 #define BLOCK_BYTES ((size_t)64 << 10)
 

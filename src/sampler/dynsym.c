@@ -2,7 +2,7 @@
  * dynsym.c - functions' extents from dynamic symbol tables (see dynsym.h).
  */
 #define _GNU_SOURCE
-#include "dynsym.h"
+#include "sampler/dynsym.h"
 
 #include <link.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * modules.h).
  */
 #define _GNU_SOURCE
-#include "modules.h"
+#include "sampler/modules.h"
 
 #include <link.h>
 #include <pthread.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sort.h"
-#include "vm.h"
+#include "base/sort.h"
+#include "base/vm.h"
 
 #define MAX_MODULES 65536
 #define PATH_ARENA_BYTES ((size_t)16 << 20)

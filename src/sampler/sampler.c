@@ -4,7 +4,7 @@
  * exec and sandboxes ask of it.
  */
 #define _GNU_SOURCE
-#include "sampler_internal.h"
+#include "sampler/sampler_internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,12 +15,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "dynsym.h"
-#include "log.h"
-#include "modules.h"
-#include "signals.h"
-#include "sys.h"
-#include "vm.h"
+#include "sampler/dynsym.h"
+#include "base/log.h"
+#include "sampler/modules.h"
+#include "base/signals.h"
+#include "base/sys.h"
+#include "base/vm.h"
 
 #define TICK_HZ_MIN 100 /* every Linux kernel ticks at least this often */
 /* Threads whose blocked flag a sample looks at, for idleness. */

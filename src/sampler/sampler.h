@@ -30,8 +30,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "cct.h"
-#include "unwind.h"
+#include "sampler/cct.h"
+#include "sampler/unwind.h"
 
 enum sample_drop {
 	DROP_IN_LIBRARY, /* the thread was running the library's code */

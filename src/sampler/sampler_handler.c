@@ -6,14 +6,14 @@
  * opening libunwind once where that is safe: unwind.h).
  */
 #define _GNU_SOURCE
-#include "sampler_internal.h"
+#include "sampler/sampler_internal.h"
 
 #include <string.h>
 #include <sys/single_threaded.h>
 
-#include "clock.h"
-#include "modules.h"
-#include "vm.h"
+#include "base/clock.h"
+#include "sampler/modules.h"
+#include "base/vm.h"
 
 #define UNKNOWN_MODULE 0xffffffu
 

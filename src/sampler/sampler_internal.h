@@ -9,7 +9,7 @@
 
 #include <stdatomic.h>
 
-#include "sampler.h"
+#include "sampler/sampler.h"
 
 #define MAX_FRAMES 256
 

@@ -4,7 +4,7 @@
  * that signals (or raises SIGTRAP) at every period.
  */
 #define _GNU_SOURCE
-#include "sampler_internal.h"
+#include "sampler/sampler_internal.h"
 
 #include <fcntl.h>
 #include <linux/perf_event.h>

@@ -4,7 +4,7 @@
  */
 #define _GNU_SOURCE
 #define UNW_LOCAL_ONLY
-#include "unwind.h"
+#include "sampler/unwind.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -18,10 +18,10 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "modules.h"
-#include "real.h"
-#include "signals.h"
-#include "vm.h"
+#include "sampler/modules.h"
+#include "base/real.h"
+#include "base/signals.h"
+#include "base/vm.h"
 
 /* Below the top of the main thread's stack, where its stack pointer may
  * be: the kernel keeps every mapping at least this far below the stack

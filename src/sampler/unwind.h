@@ -25,7 +25,7 @@
 #include <stdint.h>
 #include <ucontext.h>
 
-#include "modules.h"
+#include "sampler/modules.h"
 
 /* Where a thread's stack lies: [lo, hi); lo is 0 where only the top is
  * known (the main thread, whose stack grows). */

@@ -15,7 +15,7 @@
 
 #include "oracle.h"
 #include "profile.h"
-#include "profile_doc.h"
+#include "format/profile_doc.h"
 #include "trace.h"
 
 struct row {

@@ -24,7 +24,7 @@
 #include "report_library.h"
 #include "report_selection.h"
 #include "report_output.h"
-#include "profile_format.h"
+#include "format/profile_format.h"
 #include "xalloc.h"
 
 static const char usage[] =

@@ -21,7 +21,7 @@
 #include "run_collector.h"
 #include "run_command.h"
 #include "run_place.h"
-#include "run_protocol.h"
+#include "output/run_protocol.h"
 #include "run_signals.h"
 #include "run_summary.h"
 #include "xalloc.h"

@@ -7,7 +7,7 @@
 #ifndef TRMS_COMMANDS_H
 #define TRMS_COMMANDS_H
 
-#include "config.h"
+#include "base/config.h"
 
 /* `trms cc` and `trms c++`: @argv[0] says which. */
 int cmd_cc(int argc, char **argv);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "config.h"
+#include "base/config.h"
 #include "trms.h"
 
 static const char intro[] =

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_writer.h"
+#include "format/profile_writer.h"
 #include "xalloc.h"
 
 int merge_fail(struct merge *m, const char *fmt, ...)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fnv1a.h"
+#include "base/fnv1a.h"
 #include "xalloc.h"
 
 static size_t map_home(const struct map *m, const uint64_t key[3])

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "profile_doc.h"
+#include "format/profile_doc.h"
 
 /* The name of the function at @offset of @module, from the profile's
  * symbol lines or else from the module's file; NULL if unknown. */

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 
 #include "demangle.h"
-#include "profile_format.h"
-#include "elf_symbols.h"
+#include "format/profile_format.h"
+#include "base/elf_symbols.h"
 #include "xalloc.h"
 
 static void free_lookups(struct profile_lookups *l)

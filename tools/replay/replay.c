@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "engine_fast.h"
-#include "profile_writer.h"
+#include "format/profile_writer.h"
 
 static void record(struct replay *r, uint32_t thread, const struct activation *a,
 		   replay_emit_fn emit, void *ctx)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fnv1a.h"
+#include "base/fnv1a.h"
 #include "shadow.h"
 #include "xalloc.h"
 

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "profile_format.h"
+#include "format/profile_format.h"
 #include "report_output.h"
 
 /* @s with tabs, newlines and backslashes written as \t, \n, \\. */

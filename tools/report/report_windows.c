@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_format.h"
+#include "format/profile_format.h"
 #include "xalloc.h"
 
 /* One window: its number, when it ended, and its report. */

@@ -11,9 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile_file.h"
+#include "base/profile_file.h"
 #include "run_collector.h"
-#include "run_protocol.h"
+#include "output/run_protocol.h"
 
 enum message_kind { KIND_PROFILE, KIND_EMPTY, KIND_WRITTEN, KIND_FAILED };
 

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run_protocol.h"
+#include "output/run_protocol.h"
 #include "run_summary.h"
 #include "xalloc.h"
 

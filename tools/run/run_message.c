@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fnv1a.h"
-#include "output_template.h"
-#include "profile_format.h"
+#include "base/fnv1a.h"
+#include "base/output_template.h"
+#include "format/profile_format.h"
 #include "xalloc.h"
 
 /* ---- names ---- */

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "xalloc.h"
-#include "profile_file.h"
+#include "base/profile_file.h"
 
 static char *joined(const char *a, const char *b)
 {

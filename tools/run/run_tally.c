@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run_protocol.h"
+#include "output/run_protocol.h"
 #include "xalloc.h"
 
 int run_tally_create(struct run_tally *t, const char *name)

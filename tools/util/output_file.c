@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "profile_file.h"
+#include "base/profile_file.h"
 
 int output_file_write(const char *path, const void *data, size_t len,
 		      char *err, size_t errlen)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "output_template.h"
+#include "base/output_template.h"
 #include "xalloc.h"
 
 static void add(struct profile_paths *p, size_t *cap, char *path)
