@@ -8,8 +8,10 @@
  * __asan_storeN_noabort(addr) before a store; here they are the engine's
  * read and write for the calling thread, on the path trms_read and
  * trms_write take, with the access's own time kept out of costs (one
- * event each with costs in events).  docs/whole-program.md says what the
- * calls cost and why the check is not inlined yet.
+ * event each with costs in events).  With Clang and trms's plugin, the
+ * accesses inside loops are checked inline instead (inline_checks.c,
+ * __trms_fast) and the others come here; with GCC every access does.
+ * docs/whole-program.md says what each costs.
  *
  * An access that arrives while the thread is inside the library (a
  * signal handler's, or before the thread's state exists and while it is
