@@ -468,6 +468,10 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 		       origin->context_depth * sizeof(t->context[0]));
 	}
 	t->alive_from_ns = clock_monotonic_ns();
+	/* The library's time from here on, for the samples too: the timer
+	 * armed, a sample may come before the system call that armed it has
+	 * returned. */
+	t->busy = true;
 	/* Ready before it is published: the profile writer may read any
 	 * thread in the list. */
 	if (origin)
@@ -482,6 +486,7 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 	pthread_mutex_unlock(&runtime.lock);
 	pthread_setspecific(runtime.thread_key, t);
 	thread_current = t;
+	t->busy = false;
 	return t;
 }
 
