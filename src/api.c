@@ -581,7 +581,7 @@ int trms_flush(void)
 
 	if (!t)
 		return rc;
-	rc = runtime_write_profile(WRITE_FLUSH);
+	rc = profile_write_now(WRITE_FLUSH);
 	call_leave(t);
 	return rc;
 }

@@ -167,7 +167,7 @@ __attribute__((destructor)) static void trms_destructor(void)
 	 * and must not mark it as exiting.) */
 	if (!runtime_active() || !runtime_own_process())
 		return;
-	runtime_exit_begin();
+	profile_write_exit_begin();
 	uint64_t start = clock_monotonic_ns();
 	log_debug("exit: writing the profile");
 	if (config.interval_ns) {
@@ -176,8 +176,8 @@ __attribute__((destructor)) static void trms_destructor(void)
 		thread_close_own();
 		window_writer_stop(true);
 	}
-	runtime_write_profile(WRITE_EXIT);
-	runtime_exit_end();
+	profile_write_now(WRITE_EXIT);
+	profile_write_exit_end();
 	/* What the exit costs the process (TRMS_VERBOSE=2). */
 	log_debug("exit: profile written in %.3f ms",
 		  (double)(clock_monotonic_ns() - start) / 1e6);

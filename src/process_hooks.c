@@ -126,7 +126,7 @@ static void before_exec(void)
 	if (runtime_active()) {
 		/* The windows end with this image's profile. */
 		window_writer_stop(true);
-		runtime_write_profile(WRITE_EXEC);
+		profile_write_now(WRITE_EXEC);
 		sampler_before_exec();
 	}
 }
@@ -239,7 +239,7 @@ EXPORT int execle(const char *path, const char *arg, ...)
 static void before_exit_now(void)
 {
 	if (runtime_active())
-		runtime_write_profile(WRITE_ABRUPT);
+		profile_write_now(WRITE_ABRUPT);
 }
 
 static __attribute__((noreturn)) void exit_group_now(int status)

@@ -58,7 +58,7 @@ static void before_sandbox(bool every_thread)
 	 * hold it.  It ends first, its last window cut now. */
 	if (every_thread)
 		window_writer_stop(true);
-	runtime_write_profile(WRITE_EXEC);
+	profile_write_now(WRITE_EXEC);
 	/* The cost clock's choice reads a file, which the sandbox may
 	 * forbid: made now if a region may still come. */
 	if (!every_thread)

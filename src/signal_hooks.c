@@ -37,10 +37,10 @@ static void on_terminating_signal(int sig, siginfo_t *info, void *uctx)
 	(void)info;
 	(void)uctx;
 	/* The program has exited: the signal comes too late to matter. */
-	if (runtime_exiting())
+	if (profile_write_exiting())
 		return;
 	if (runtime_active())
-		runtime_write_profile(WRITE_ABRUPT);
+		profile_write_now(WRITE_ABRUPT);
 	/* The program's disposition is the default: die of the signal. */
 	signals_die_of(sig);
 }

@@ -181,18 +181,18 @@ static _Atomic uint64_t exit_written_ns;
  * having come too late: the process would be gone. */
 #define EXIT_GRACE_NS 10000000ull
 
-void runtime_exit_begin(void)
+void profile_write_exit_begin(void)
 {
 	atomic_store(&exit_phase, 1);
 }
 
-void runtime_exit_end(void)
+void profile_write_exit_end(void)
 {
 	atomic_store(&exit_written_ns, clock_monotonic_ns());
 	atomic_store(&exit_phase, 2);
 }
 
-bool runtime_exiting(void)
+bool profile_write_exiting(void)
 {
 	int phase = atomic_load(&exit_phase);
 
@@ -255,7 +255,7 @@ static int write_here(bool last, enum write_reason reason,
 	return rc;
 }
 
-int runtime_write_profile(enum write_reason reason)
+int profile_write_now(enum write_reason reason)
 {
 	bool last = reason == WRITE_EXIT || reason == WRITE_ABRUPT;
 	char path[CONFIG_PATH_MAX] = "";
@@ -340,7 +340,7 @@ int runtime_write_profile(enum write_reason reason)
 	return rc;
 }
 
-int runtime_write_window(const struct dump_window *window, char *path,
+int profile_write_window(const struct dump_window *window, char *path,
 			 size_t len, const char **why)
 {
 	int rc;

@@ -22,27 +22,27 @@ enum write_reason {
 
 /* Write the profile.  A last write also closes the calling thread's open
  * regions, and later writes do nothing.  @return 0 or -errno. */
-int runtime_write_profile(enum write_reason reason);
+int profile_write_now(enum write_reason reason);
 
 /* Write the profile of @window (window_write.c: the threads' tables of
  * the window just cut) beside the process's profile, or hand it to trms
  * run, without the lock of the process's profile: only the window writer
  * calls it.  @return 0 or -errno, with where in @path and why in *@why. */
 struct dump_window;
-int runtime_write_window(const struct dump_window *window, char *path,
+int profile_write_window(const struct dump_window *window, char *path,
 			 size_t len, const char **why);
 
 /* Around the last profile's write at a normal exit (the destructor):
  * from the program's exit on, terminating signals come too late (see
- * runtime_exiting). */
-void runtime_exit_begin(void);
-void runtime_exit_end(void);
+ * profile_write_exiting). */
+void profile_write_exit_begin(void);
+void profile_write_exit_end(void);
 
 /* The process is past the program's exit: the final profile is being
  * written at a normal exit, or was a moment ago.  A terminating signal
  * now comes too late to matter (without the library the process would
  * be gone): the library's SIGTERM and SIGINT handler lets it pass.
  * Async-signal-safe. */
-bool runtime_exiting(void);
+bool profile_write_exiting(void);
 
 #endif

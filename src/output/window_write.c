@@ -267,7 +267,7 @@ static void cut(bool last)
 	switch_tables();
 	wait_left();
 	choose_tables(last);
-	int rc = runtime_write_window(&window, path, sizeof(path), &why);
+	int rc = profile_write_window(&window, path, sizeof(path), &why);
 	if (rc && !win.said_unwritable) {
 		/* Once: a full disk would say it every few seconds. */
 		win.said_unwritable = true;
