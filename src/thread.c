@@ -243,10 +243,25 @@ static bool fold(struct trms_thread *f, const struct trms_thread *t)
 	return true;
 }
 
+static void thread_windows_free(struct trms_thread *t)
+{
+	if (!t->windows)
+		return;
+	profile_table_fini(&t->windows->spare);
+	profile_table_fini(&t->windows->past);
+	vm_free(t->windows, sizeof(*t->windows));
+	t->windows = NULL;
+}
+
+/* Take @t, not the calling thread's, out of the list and give back all
+ * it holds (runtime.lock held, or a child after fork). */
 static void release(struct trms_thread *t)
 {
 	cds_list_del(&t->link);
+	if (!t->dead)
+		engine_thread_fini(&t->engine);
 	profile_table_fini(&t->profile);
+	thread_windows_free(t);
 	cct_fini(&t->sampler.cct);
 	selection_thread_fini(&t->sel);
 	vm_free(t, sizeof(*t));
@@ -501,16 +516,6 @@ struct trms_thread *thread_attach(void)
 	return t;
 }
 
-static void thread_windows_free(struct trms_thread *t)
-{
-	if (!t->windows)
-		return;
-	profile_table_fini(&t->windows->spare);
-	profile_table_fini(&t->windows->past);
-	vm_free(t->windows, sizeof(*t->windows));
-	t->windows = NULL;
-}
-
 void thread_after_fork_child(void)
 {
 	struct trms_thread *self = thread_current, *t, *next;
@@ -521,16 +526,8 @@ void thread_after_fork_child(void)
 	 * thread as its thread 0.  Its open regions stay open: it goes on
 	 * running inside them. */
 	cds_list_for_each_entry_safe(t, next, &runtime.threads, link) {
-		if (t == self)
-			continue;
-		cds_list_del(&t->link);
-		if (!t->dead)
-			engine_thread_fini(&t->engine);
-		profile_table_fini(&t->profile);
-		thread_windows_free(t);
-		cct_fini(&t->sampler.cct);
-		selection_thread_fini(&t->sel);
-		vm_free(t, sizeof(*t));
+		if (t != self)
+			release(t);
 	}
 	fold_after_fork_child();
 	runtime.next_ordinal = 0;
