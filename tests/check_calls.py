@@ -85,10 +85,7 @@ def main():
                     up_layer > layer:
                 breaches.append(f'{name} (layer {layer}) uses {s} of '
                                 f'{up_name} (layer {up_layer}, above it)')
-    for b in breaches:
-        print(b)
-    print(f'{objects} objects, {len(breaches)} breaches')
-    return 1 if breaches else 0
+    return check_layers.verdict(breaches, f'{objects} objects')
 
 
 if __name__ == '__main__':

@@ -40,6 +40,14 @@ TOP_LAYER = {
 PUBLIC = {'trms'}
 
 
+def verdict(breaches, counted):
+    """Print @breaches and what was read; the exit status."""
+    for b in breaches:
+        print(b)
+    print(f'{counted}, {len(breaches)} breaches')
+    return 1 if breaches else 0
+
+
 def module(path):
     return os.path.splitext(os.path.basename(path))[0].replace('_internal',
                                                                 '')
@@ -113,10 +121,7 @@ def main():
     for v in layer:
         if v not in index:
             visit(v)
-    for b in breaches:
-        print(b)
-    print(f'{len(layer)} modules, {len(breaches)} breaches')
-    return 1 if breaches else 0
+    return verdict(breaches, f'{len(layer)} modules')
 
 
 if __name__ == '__main__':
