@@ -126,22 +126,19 @@ static const char usage[] =
 	"--pprof and --html: OUT cannot be created or written, and is left as\n"
 	"it was).\n";
 
-struct settings;
-
-/* How a form prints the report built from @docs. */
-typedef int print_fn(const struct settings *s, struct report *r,
-		     struct profile_doc *docs, size_t n_docs,
-		     char *const *paths);
+struct printing;
 
 /* A form of the report: its option (NULL for the table, the default), the
  * name of the option's argument (NULL: none), what prints it, and what
- * it needs read.  A new form is a line of the table below, its printer,
- * and its paragraph of the usage. */
+ * it needs made first.  A new form is a line of the table below, its
+ * printer, and its paragraph of the usage. */
 struct form {
 	const char *option, *arg;
-	print_fn *print;
+	int (*print)(const struct printing *p); /* the exit status */
 	bool windows;   /* a directory stands for the windows in it */
 	bool raw_names; /* C++ names as the linker knows them */
+	bool selects;   /* the regions sorted, filtered and limited */
+	bool tree;      /* the sampled trees merged into a view */
 };
 
 struct settings {
@@ -266,115 +263,89 @@ static int select_regions(const struct settings *s, struct report *r)
 	return 0;
 }
 
-static int print_table(const struct settings *s, struct report *r,
-		       struct profile_doc *docs, size_t n_docs,
-		       char *const *paths)
-{
-	struct view v;
+/* What a form prints from. */
+struct printing {
+	const struct settings *s;
+	struct report *r;
+	struct profile_doc *docs;
+	size_t n_docs;
+	char *const *paths;
+	const struct view *view; /* the form's tree, or NULL */
+};
 
-	(void)paths;
-	if (select_regions(s, r))
-		return 2;
-	build_view(&v, s, docs, n_docs);
+/* The view if it has samples (JSON and HTML leave the tree out), or
+ * NULL. */
+static const struct view *sampled(const struct printing *p)
+{
+	return p->view->root.total_samples ? p->view : NULL;
+}
+
+static int print_table(const struct printing *p)
+{
+	const struct report *r = p->r;
+	uint64_t samples = p->view->root.total_samples;
+
 	if (r->n_regions)
-		report_print_table(r, stdout, want_colour(s->colour));
-	else if (r->n_rows && s->filter)
-		printf("no region matches '%s'\n", s->filter);
-	if (v.root.total_samples) {
+		report_print_table(r, stdout, want_colour(p->s->colour));
+	else if (r->n_rows && p->s->filter)
+		printf("no region matches '%s'\n", p->s->filter);
+	if (samples) {
 		printf("%s%" PRIu64 " call-stack samples; the functions where "
 		       "most ended (trms report --tree for the paths):\n",
-		       r->n_regions ? "\n" : "", v.root.total_samples);
-		view_print_hot(&v, stdout, 15);
+		       r->n_regions ? "\n" : "", samples);
+		view_print_hot(p->view, stdout, 15);
 	} else if (!r->n_rows) {
 		printf("no regions and no call-stack samples in this "
 		       "profile\n");
 	}
-	report_print_selection(docs, n_docs, stdout);
-	report_print_memory(docs, n_docs, stdout);
+	report_print_selection(p->docs, p->n_docs, stdout);
+	report_print_memory(p->docs, p->n_docs, stdout);
 	report_print_library(&r->library, stdout);
-	view_free(&v);
 	return 0;
 }
 
-static int print_json(const struct settings *s, struct report *r,
-		      struct profile_doc *docs, size_t n_docs,
-		      char *const *paths)
+static int print_json(const struct printing *p)
 {
-	struct view v;
-
-	if (select_regions(s, r))
-		return 2;
-	build_view(&v, s, docs, n_docs);
-	report_print_json(r, v.root.total_samples ? &v : NULL, paths, n_docs,
-			  stdout);
-	view_free(&v);
+	report_print_json(p->r, sampled(p), p->paths, p->n_docs, stdout);
 	return 0;
 }
 
-static int write_html(const struct settings *s, struct report *r,
-		      struct profile_doc *docs, size_t n_docs,
-		      char *const *paths)
+static int write_html(const struct printing *p)
 {
-	struct view v;
 	char err[512];
-	int status = 0;
 
-	if (select_regions(s, r))
-		return 2;
-	build_view(&v, s, docs, n_docs);
-	if (report_write_html(r, v.root.total_samples ? &v : NULL, paths,
-			      n_docs, s->out, err, sizeof(err))) {
+	if (report_write_html(p->r, sampled(p), p->paths, p->n_docs, p->s->out,
+			      err, sizeof(err))) {
 		fprintf(stderr, "trms report: %s\n", err);
-		status = 1;
+		return 1;
 	}
-	view_free(&v);
-	return status;
-}
-
-static int print_tree(const struct settings *s, struct report *r,
-		      struct profile_doc *docs, size_t n_docs,
-		      char *const *paths)
-{
-	struct view v;
-
-	(void)r, (void)paths;
-	build_view(&v, s, docs, n_docs);
-	view_print_tree(&v, stdout, s->min_percent);
-	view_free(&v);
 	return 0;
 }
 
-static int print_folded(const struct settings *s, struct report *r,
-			struct profile_doc *docs, size_t n_docs,
-			char *const *paths)
+static int print_tree(const struct printing *p)
 {
-	struct view v;
-
-	(void)r, (void)paths;
-	build_view(&v, s, docs, n_docs);
-	view_print_folded(&v, stdout);
-	view_free(&v);
+	view_print_tree(p->view, stdout, p->s->min_percent);
 	return 0;
 }
 
-static int print_tuples(const struct settings *s, struct report *r,
-			struct profile_doc *docs, size_t n_docs,
-			char *const *paths)
+static int print_folded(const struct printing *p)
 {
-	(void)s, (void)docs, (void)n_docs, (void)paths;
-	report_print_tuples(r, stdout);
+	view_print_folded(p->view, stdout);
 	return 0;
 }
 
-static int print_windows(const struct settings *s, struct report *r,
-			 struct profile_doc *docs, size_t n_docs,
-			 char *const *paths)
+static int print_tuples(const struct printing *p)
+{
+	report_print_tuples(p->r, stdout);
+	return 0;
+}
+
+static int print_windows(const struct printing *p)
 {
 	char err[512];
 
-	(void)paths;
-	if (report_print_windows(stdout, r, docs, n_docs, &s->opt, err,
-				 sizeof(err))) {
+	if (report_print_windows(stdout, p->r, p->docs, p->n_docs, &p->s->opt,
+				 err, sizeof(err))) {
 		fprintf(stderr, "trms report: %s\n", err);
 		return 2;
 	}
@@ -382,21 +353,18 @@ static int print_windows(const struct settings *s, struct report *r,
 }
 
 /* --pprof OUT. */
-static int write_pprof(const struct settings *s, struct report *r,
-		       struct profile_doc *docs, size_t n_docs,
-		       char *const *paths)
+static int write_pprof(const struct printing *p)
 {
 	uint8_t *bytes;
 	size_t len;
 	char err[512];
 
-	(void)r, (void)paths;
-	if (pprof_build(docs, n_docs, s->out, &bytes, &len, err,
+	if (pprof_build(p->docs, p->n_docs, p->s->out, &bytes, &len, err,
 			sizeof(err))) {
 		fprintf(stderr, "trms report: %s\n", err);
 		return 2;
 	}
-	int rc = output_file_write(s->out, bytes, len, err, sizeof(err));
+	int rc = output_file_write(p->s->out, bytes, len, err, sizeof(err));
 	free(bytes);
 	if (rc) {
 		fprintf(stderr, "trms report: %s\n", err);
@@ -405,18 +373,40 @@ static int write_pprof(const struct settings *s, struct report *r,
 	return 0;
 }
 
-static const struct form table_form = { NULL, NULL, print_table, false,
-					false };
+/* The report in @s's form: what it needs made, then its printer.
+ * @return the exit status. */
+static int print_form(const struct settings *s, struct report *r,
+		      struct profile_doc *docs, size_t n_docs,
+		      char *const *paths)
+{
+	const struct form *f = s->form;
+	struct view v;
+	struct printing p = { s, r, docs, n_docs, paths, f->tree ? &v : NULL };
+
+	if (f->selects && select_regions(s, r))
+		return 2;
+	if (f->tree)
+		build_view(&v, s, docs, n_docs);
+	int status = f->print(&p);
+	if (f->tree)
+		view_free(&v);
+	return status;
+}
+
+static const struct form table_form = {
+	.print = print_table, .selects = true, .tree = true
+};
 
 /* The other forms, one option each; they exclude each other. */
 static const struct form forms[] = {
-	{ "json", NULL, print_json, false, false },
-	{ "html", "OUT", write_html, false, false },
-	{ "tuples", NULL, print_tuples, false, true },
-	{ "tree", NULL, print_tree, false, false },
-	{ "folded", NULL, print_folded, false, false },
-	{ "pprof", "OUT", write_pprof, false, false },
-	{ "windows", NULL, print_windows, true, false },
+	{ .option = "json", .print = print_json, .selects = true, .tree = true },
+	{ .option = "html", .arg = "OUT", .print = write_html, .selects = true,
+	  .tree = true },
+	{ .option = "tuples", .print = print_tuples, .raw_names = true },
+	{ .option = "tree", .print = print_tree, .tree = true },
+	{ .option = "folded", .print = print_folded, .tree = true },
+	{ .option = "pprof", .arg = "OUT", .print = write_pprof },
+	{ .option = "windows", .print = print_windows, .windows = true },
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -557,7 +547,7 @@ int cmd_report(int argc, char **argv)
 		status = 2;
 	}
 	if (!status)
-		status = s.form->print(&s, &r, docs, inputs.n, inputs.paths);
+		status = print_form(&s, &r, docs, inputs.n, inputs.paths);
 	report_free(&r);
 	/* Unread profiles are zeroed, which profile_doc_free() takes. */
 	for (size_t i = 0; i < inputs.n; i++)
