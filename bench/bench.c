@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "thread.h"
+#include "runtime/thread.h"
 
 uint64_t bench_now_ns(void)
 {

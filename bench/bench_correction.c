@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "thread.h"
+#include "runtime/thread.h"
 
 #define MAX_N 8000
 #define DEFAULT_REPS 31

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "thread.h"
+#include "runtime/thread.h"
 
 static volatile uint64_t sink;
 

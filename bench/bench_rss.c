@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "thread.h"
+#include "runtime/thread.h"
 
 #define BUFFERS 16
 #define BUFFER_SIZE (4u << 20)

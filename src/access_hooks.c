@@ -23,7 +23,7 @@
 
 #include "access_hooks.h"
 #include "call.h"
-#include "engine_fast.h"
+#include "engine/engine_fast.h"
 #include "hooks.h"
 #include "inline_checks.h"
 

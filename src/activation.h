@@ -8,7 +8,7 @@
 #define TRMS_ACTIVATION_H
 
 #include "call.h"
-#include "sweep.h"
+#include "runtime/sweep.h"
 
 /* Say why the engine refused an activation or an access (@what: the
  * call). */

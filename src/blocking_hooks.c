@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "base/real.h"
-#include "thread.h"
+#include "runtime/thread.h"
 #include "hooks.h"
 
 /* The call failed with EINTR because of the sampling signal only. */

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "thread.h"
+#include "runtime/thread.h"
 
 /* call_enter when the thread's state is not simply there. */
 struct trms_thread *call_enter_slow(int *rc);

@@ -37,7 +37,7 @@
 #include <setjmp.h>
 
 #include "activation.h"
-#include "function_cache.h"
+#include "engine/function_cache.h"
 #include "hooks.h"
 #include "base/log.h"
 #include "base/real.h"

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engine_fast.h"
-#include "thread.h"
+#include "engine/engine_fast.h"
+#include "runtime/thread.h"
 
 /* A thread's busy flag lies at this distance from its engine_fast: the
  * checks read it there, one load, instead of through engine_fast's

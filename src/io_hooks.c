@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "call.h"
-#include "sweep.h"
+#include "runtime/sweep.h"
 #include "base/log.h"
 #include "base/real.h"
 #include "hooks.h"

@@ -11,8 +11,8 @@
 #include "annotated.h"
 #include "sampler/modules.h"
 #include "base/real.h"
-#include "region.h"
-#include "thread.h"
+#include "engine/region.h"
+#include "runtime/thread.h"
 #include "hooks.h"
 
 static inline __attribute__((always_inline)) bool active(void)

@@ -30,7 +30,7 @@
 #include <sys/mman.h>
 
 #include "base/real.h"
-#include "thread.h"
+#include "runtime/thread.h"
 #include "hooks.h"
 
 /* Forget [@addr, @addr + @size) for the calling thread, if the library

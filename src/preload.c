@@ -3,7 +3,7 @@
  * configuration, set up the engine, and write the profile at exit.
  */
 #define _GNU_SOURCE
-#include "thread.h"
+#include "runtime/thread.h"
 
 #include <string.h>
 #include <sys/auxv.h>
@@ -14,7 +14,7 @@
 #include "annotated.h"
 #include "base/log.h"
 #include "base/memory_limit.h"
-#include "sweep.h"
+#include "runtime/sweep.h"
 #include "base/vm.h"
 #include "output/output.h"
 #include "base/real.h"

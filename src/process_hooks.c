@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "base/real.h"
-#include "region.h"
-#include "thread.h"
+#include "engine/region.h"
+#include "runtime/thread.h"
 #include "output/trace_write.h"
 #include "calibrate.h"
 #include "hooks.h"

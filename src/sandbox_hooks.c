@@ -39,7 +39,7 @@
 #include "call.h"
 #include "base/log.h"
 #include "base/real.h"
-#include "thread.h"
+#include "runtime/thread.h"
 #include "hooks.h"
 #include "output/profile_write.h"
 #include "output/window_write.h"

@@ -29,7 +29,7 @@
 #endif
 #include <urcu/lfstack.h>
 
-#include "stamp.h"
+#include "engine/stamp.h"
 
 #define SHADOW_ADDR_BITS 47
 #define SHADOW_CHUNK_ADDR_BITS 16

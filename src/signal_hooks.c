@@ -23,9 +23,9 @@
 #include "hooks.h"
 #include "output/profile_write.h"
 #include "base/real.h"
-#include "runtime.h"
+#include "runtime/runtime.h"
 #include "base/signals.h"
-#include "thread.h"
+#include "runtime/thread.h"
 #include "sampler/unwind.h"
 
 static const int terminating[] = { SIGTERM, SIGINT };

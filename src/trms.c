@@ -3,13 +3,13 @@
  * timestamping algorithm of DESIGN §3, with the stamps of DESIGN §4.
  */
 #define _GNU_SOURCE
-#include "engine.h"
-#include "engine_fast.h"
+#include "engine/engine.h"
+#include "engine/engine_fast.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "cells.h"
+#include "engine/cells.h"
 #include "base/clock.h"
 #include "base/vm.h"
 

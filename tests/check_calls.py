@@ -43,7 +43,7 @@ def module_of(obj, folder):
     for folder, layer in check_layers.FOLDER_LAYER.items():
         if name.startswith(folder + '_'):
             return name[len(folder) + 1:], layer
-    return name, check_layers.TOP_LAYER.get(name)
+    return name, check_layers.TOP_NAMED.get(name, check_layers.TOP)
 
 
 def symbols(path):

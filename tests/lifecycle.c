@@ -53,7 +53,7 @@
 
 #include "trms.h"
 
-#include "thread.h"
+#include "runtime/thread.h"
 
 static int cells_region(const char *name, unsigned cells)
 {

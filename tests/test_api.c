@@ -23,7 +23,7 @@
 
 #include "output/output.h"
 #include "profile_reader.h"
-#include "thread.h"
+#include "runtime/thread.h"
 #include "test_util.h"
 #include "suite_main.h"
 

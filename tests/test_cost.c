@@ -21,7 +21,7 @@
 #include "trms.h"
 
 #include "base/clock.h"
-#include "thread.h"
+#include "runtime/thread.h"
 #include "suite_main.h"
 
 /* At least REPS repetitions, and more (up to MAX_REPS) until a few ran

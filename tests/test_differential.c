@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "oracle.h"
-#include "stamp.h"
+#include "engine/stamp.h"
 #include "test_util.h"
 #include "trace_gen.h"
 #include "suite_main.h"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "test_util.h"
 #include "trace_gen.h"
 #include "suite_main.h"

@@ -1,5 +1,5 @@
 /*
- * test_profile.c - the per-thread tuple table (src/profile.c): what it
+ * test_profile.c - the per-thread tuple table (src/engine/tuples.c): what it
  * reports equals a plain sum over the recorded activations, however they
  * arrive (their library time too); and a reader on another thread never sees a slot half-updated.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "engine/tuples.h"
 #include "suite_main.h"
 
 /* The expected tuples, kept the obvious way: one entry per key, found by
@@ -95,11 +95,11 @@ static void check_tuple(void *ctx, const struct tuple_data *t)
 START_TEST(tuples_equal_plain_sums)
 {
 	static struct expected want;
-	struct profile_table table;
+	struct tuple_table table;
 
 	srand(1234 + _i);
 	memset(&want, 0, sizeof(want));
-	profile_table_init(&table);
+	tuple_table_init(&table);
 	for (unsigned i = 0; i < 20000; i++) {
 		uint32_t region = (uint32_t)(rand() % 40);
 		uint64_t trms = (uint64_t)(rand() % 8), rms = trms / 2;
@@ -115,19 +115,19 @@ START_TEST(tuples_equal_plain_sums)
 		};
 		a.estimated = a.library / 2;
 
-		ck_assert_int_eq(profile_record(&table, region, trms, rms, &a),
+		ck_assert_int_eq(tuple_table_record(&table, region, trms, rms, &a),
 				 0);
 		expect_add(&want, region, METRIC_TRMS, trms, &a);
 		expect_add(&want, region, METRIC_RMS, rms, &a);
 	}
 	struct seen seen = { &want, 0 };
 	size_t skipped = 0;
-	ck_assert_int_eq(profile_for_each_tuple(&table, check_tuple, &seen,
+	ck_assert_int_eq(tuple_table_for_each(&table, check_tuple, &seen,
 						&skipped),
 			 0);
 	ck_assert_uint_eq(skipped, 0);
 	ck_assert_uint_eq(seen.n, want.n);
-	profile_table_fini(&table);
+	tuple_table_fini(&table);
 }
 END_TEST
 
@@ -140,7 +140,7 @@ END_TEST
  * sum = 10 tens + 20 twenties.
  */
 struct race {
-	struct profile_table table;
+	struct tuple_table table;
 	atomic_bool done;
 	unsigned readings;
 };
@@ -166,9 +166,9 @@ static void *record_many(void *arg)
 	struct tuple_add ten = { .cost = 10 }, twenty = { .cost = 20,
 							 .induced_thread = 1 };
 
-	ck_assert_int_eq(profile_record(&r->table, 7, 3, 3, &ten), 0);
+	ck_assert_int_eq(tuple_table_record(&r->table, 7, 3, 3, &ten), 0);
 	for (unsigned i = 0; i < 3000000; i++)
-		profile_record(&r->table, 7, 3, 3,
+		tuple_table_record(&r->table, 7, 3, 3,
 			       rand_r(&seed) % 3 == 0 ? &twenty : &ten);
 	atomic_store(&r->done, true);
 	return NULL;
@@ -180,21 +180,21 @@ START_TEST(reader_sees_whole_activations)
 	pthread_t owner;
 
 	memset(&r, 0, sizeof(r));
-	profile_table_init(&r.table);
+	tuple_table_init(&r.table);
 	ck_assert_int_eq(pthread_create(&owner, NULL, record_many, &r), 0);
 	while (!atomic_load(&r.done)) {
 		size_t skipped = 0;
-		ck_assert_int_eq(profile_for_each_tuple(&r.table,
+		ck_assert_int_eq(tuple_table_for_each(&r.table,
 							check_consistent, &r,
 							&skipped),
 				 0);
 	}
 	pthread_join(owner, NULL);
-	ck_assert_int_eq(profile_for_each_tuple(&r.table, check_consistent,
+	ck_assert_int_eq(tuple_table_for_each(&r.table, check_consistent,
 						&r, NULL),
 			 0);
 	ck_assert_uint_gt(r.readings, 10);
-	profile_table_fini(&r.table);
+	tuple_table_fini(&r.table);
 }
 END_TEST
 

@@ -15,7 +15,7 @@
 
 #include "trms.h"
 
-#include "thread.h"
+#include "runtime/thread.h"
 #include "suite_main.h"
 
 /* Per region name, what the observer saw; activations of all threads. */

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "engine/tuples.h"
 #include "format/profile_format.h"
 
 struct profile_lookups;

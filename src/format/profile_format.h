@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "engine/tuples.h"
 
 /* The first line is PROFILE_MAGIC followed by the version. */
 #define PROFILE_FORMAT_VERSION 4

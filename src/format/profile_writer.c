@@ -84,7 +84,7 @@ static unsigned __int128 scaled(struct profile_writer *w, unsigned __int128 v,
 
 static int file_sink(void *ctx, const void *buf, size_t n)
 {
-	return profile_file_write(ctx, buf, n);
+	return atomic_file_write(ctx, buf, n);
 }
 
 void profile_writer_start(struct profile_writer *w, profile_sink *sink,
@@ -104,7 +104,7 @@ void profile_writer_start(struct profile_writer *w, profile_sink *sink,
 
 int profile_writer_open(struct profile_writer *w, const char *path)
 {
-	int rc = profile_file_open(&w->file, path);
+	int rc = atomic_file_open(&w->file, path);
 
 	if (rc)
 		return rc;
@@ -314,13 +314,13 @@ int profile_writer_commit(struct profile_writer *w)
 	int rc = profile_writer_end(w);
 
 	if (rc) {
-		profile_file_abort(&w->file);
+		atomic_file_abort(&w->file);
 		return rc;
 	}
-	return profile_file_commit(&w->file);
+	return atomic_file_commit(&w->file);
 }
 
 void profile_writer_abort(struct profile_writer *w)
 {
-	profile_file_abort(&w->file);
+	atomic_file_abort(&w->file);
 }

@@ -3,7 +3,7 @@
  * its words: profile_format.h).
  *
  * The text goes through a fixed buffer to a sink: a profile file (see
- * profile_file.h: it appears whole or not at all, mode 0644 less the
+ * atomic_file.h: it appears whole or not at all, mode 0644 less the
  * umask), or whatever the caller passes (the library hands profiles to
  * `trms run` through a socket).  No allocation, so a profile can be
  * written from anywhere.
@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h"
-#include "base/profile_file.h"
+#include "engine/tuples.h"
+#include "base/atomic_file.h"
 #include "format/profile_format.h"
 
 /* Takes @n bytes of the profile.  @return 0 or -errno. */
@@ -39,13 +39,13 @@ struct profile_writer {
 	 * cost is written (finding the rate may cost a trap to the
 	 * hypervisor, which a profile without costs need not pay). */
 	double (*ns_per_tick)(void);
-	struct profile_file file; /* the sink of profile_writer_open */
+	struct atomic_file file; /* the sink of profile_writer_open */
 	size_t len;
 	char buf[8192];
 };
 
 /* Start writing the profile file destined for @path.  @return 0 or
- * -errno (then profile_file_error(&w->file, rc) says it in words). */
+ * -errno (then atomic_file_error(&w->file, rc) says it in words). */
 int profile_writer_open(struct profile_writer *w, const char *path);
 
 /* Start writing a profile into @sink. */

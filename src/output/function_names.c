@@ -28,7 +28,7 @@
 #include "sampler/modules.h"
 #include "format/profile_format.h"
 #include "format/profile_writer.h"
-#include "region.h"
+#include "engine/region.h"
 #include "sampler/sampler.h"
 #include "base/sort.h"
 #include "base/text.h"

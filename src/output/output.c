@@ -7,7 +7,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "base/output_template.h"
-#include "base/profile_file.h"
+#include "base/atomic_file.h"
 #include "format/profile_format.h"
 #include "format/profile_head.h"
 #include "base/sys.h"
@@ -67,7 +67,7 @@ void output_check_directory(const char *path)
 {
 	const char *why;
 
-	if (profile_file_check(path, &why))
+	if (atomic_file_check(path, &why))
 		log_environment("the profile cannot be written to %s: %s; check "
 				"TRMS_OUTPUT",
 				path, why);

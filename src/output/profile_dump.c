@@ -5,7 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "output/profile_dump.h"
-#include "thread.h"
+#include "runtime/thread.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -277,7 +277,7 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 			write_activations(w, t);
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		struct dump_thread d = { w, t->ordinal };
-		const struct profile_table *tables[PROFILE_FOLD_MAX];
+		const struct tuple_table *tables[PROFILE_FOLD_MAX];
 		size_t n = thread_tables(t, tables);
 		if (win) {
 			if (!window_ready(t))
@@ -285,7 +285,7 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 			n = t->windows->n_in_window;
 			memcpy(tables, t->windows->in_window, n * sizeof(*tables));
 		}
-		if (profile_for_each_tuple_of(tables, n, dump_tuple, &d,
+		if (tuple_table_for_each_of(tables, n, dump_tuple, &d,
 					      skipped))
 			w->error = ENOMEM;
 		*dropped += win ? counter(t, NULL, WIN_DROPPED, true)
@@ -309,7 +309,7 @@ static bool take_runtime_lock(bool abrupt)
 /* Whether @t has tuples to write: in @window's table if @window. */
 static bool has_tuples(const struct trms_thread *t, bool window)
 {
-	const struct profile_table *tables[PROFILE_FOLD_MAX];
+	const struct tuple_table *tables[PROFILE_FOLD_MAX];
 	size_t n = thread_tables(t, tables), used = 0;
 
 	if (window) {

@@ -7,7 +7,7 @@
 #define _GNU_SOURCE
 #include "output/profile_write.h"
 #include "output/trace_write.h"
-#include "thread.h"
+#include "runtime/thread.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -128,7 +128,7 @@ static int write_file(const char *path, enum write_reason reason,
 		}
 		rc = profile_writer_commit(w);
 	}
-	*why = profile_file_error(&w->file, rc);
+	*why = atomic_file_error(&w->file, rc);
 	return rc;
 }
 
@@ -279,7 +279,7 @@ int profile_write_now(enum write_reason reason)
 	if (!take_flush_lock(reason)) {
 		/* Whoever holds the profile will not finish it: nothing of
 		 * it may stay behind. */
-		profile_file_discard(&writer.file);
+		atomic_file_discard(&writer.file);
 		restore_signals(&saved);
 		log_info("profile not written: another thread was writing it "
 			 "when the process ended");

@@ -29,7 +29,7 @@
 #include "output/output.h"
 #include "output/run_protocol.h"
 #include "base/sys.h"
-#include "thread.h"
+#include "runtime/thread.h"
 #include "base/text.h"
 
 /* How long a step may wait for trms run: a connection (its queue full),

@@ -9,7 +9,7 @@
 #include "base/elf_symbols.h"
 #include "sampler/modules.h"
 #include "format/profile_writer.h"
-#include "thread.h"
+#include "runtime/thread.h"
 #include "base/sort.h"
 #include "base/vm.h"
 #include "output/profile_dump.h"

@@ -27,7 +27,7 @@
 #include "base/log.h"
 #include "base/sys.h"
 #include "base/text.h"
-#include "thread.h"
+#include "runtime/thread.h"
 #include "base/vm.h"
 
 static int fd = -1;

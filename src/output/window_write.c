@@ -13,7 +13,7 @@
  * every activation is in exactly one window: the windows add up to it.
  *
  * The handshake.  A thread records only while marked busy (call.h); a
- * table may be read while its owner records into it (profile.h), but is
+ * table may be read while its owner records into it (tuples.h), but is
  * emptied only once the writer has seen the owner not busy after the
  * switch.  On x86 the owner's store of busy may still sit in its store
  * buffer when it loads `recording`, so an expedited membarrier (one
@@ -27,7 +27,7 @@
  */
 #define _GNU_SOURCE
 #include "output/window_write.h"
-#include "thread.h"
+#include "runtime/thread.h"
 
 #include <errno.h>
 #include <linux/membarrier.h>
@@ -122,10 +122,10 @@ static void note_counters(struct trms_thread *t)
 static void switch_thread(struct trms_thread *t, bool written)
 {
 	struct thread_windows *w = t->windows;
-	struct profile_table *now = atomic_load(&t->recording);
+	struct tuple_table *now = atomic_load(&t->recording);
 
 	atomic_store(&t->recording,
-		     now == &t->profile ? &w->spare : &t->profile);
+		     now == &t->tuples ? &w->spare : &t->tuples);
 	w->cut = now;
 	w->ready = false;
 	w->cut_written = written;
@@ -191,7 +191,7 @@ static void choose_tables(bool last)
 		w->n_in_window = 0;
 		if (w->cut && !w->cut_written && (w->ready || last))
 			w->in_window[w->n_in_window++] = w->cut;
-		const struct profile_table *now = atomic_load(&t->recording);
+		const struct tuple_table *now = atomic_load(&t->recording);
 		if (last && __atomic_load_n(&now->used, __ATOMIC_RELAXED)) {
 			w->in_window[w->n_in_window++] = now;
 			note_counters(t);
@@ -222,11 +222,11 @@ static void fold_window(bool last)
 				atomic_load(&t->recording);
 		w->n_in_window = 0;
 		if (w->cut && w->ready) {
-			if (profile_table_absorb(&w->past, w->cut)) {
+			if (tuple_table_absorb(&w->past, w->cut)) {
 				win.failed = true;
 				continue;
 			}
-			profile_table_clear(w->cut);
+			tuple_table_clear(w->cut);
 			memcpy(w->base, w->at_cut, sizeof(w->base));
 			w->cut = NULL;
 			w->ready = false;

@@ -5,7 +5,7 @@
  * 20,000 ints of its own (80,000 bytes: two 64 KiB chunks of memory and
  * more) and a consumer sums it, ROUNDS times, the two taking turns on two
  * semaphores.  The producer's first fill finds memory no other thread has
- * touched (its writes take its current stamp, src/owners.h); the
+ * touched (its writes take its current stamp, src/engine/owners.h); the
  * consumer's first read makes the chunks shared.  Every sum reads 20,000
  * cells that the producer wrote since the consumer last read them: each
  * activation of consume has trms = rms = 20,000 (K = 4), all induced by

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "oracle.h"
-#include "profile.h"
+#include "engine/tuples.h"
 #include "format/profile_doc.h"
 #include "trace.h"
 

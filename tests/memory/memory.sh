@@ -14,7 +14,7 @@
 #  - TRMS_MEMORY_LIMIT=24M: the program runs as it does natively, the
 #    profile says what the limit refused and which activations it left
 #    out, and every activation recorded is exact;
-#  - threads that ended (src/thread.c, "Threads that ended"): 2,000 threads one after
+#  - threads that ended (src/runtime/thread.c, "Threads that ended"): 2,000 threads one after
 #    another hold no more than 300 do (plus 2 MiB; every ended thread
 #    kept 16 KiB before), the profile keeps 256 of them apart and one
 #    "1744 ended threads" with the rest's tuples, data in and (sampled at

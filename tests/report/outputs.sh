@@ -1,6 +1,6 @@
 #!/bin/sh
 # outputs.sh TRMS PROFILE WORKDIR - the files `trms report --html` and
-# `--pprof` write go in place as profiles do (src/base/profile_file.h, through
+# `--pprof` write go in place as profiles do (src/base/atomic_file.h, through
 # tools/util/output_file.c): whole or not at all, and never over what is
 # not a regular file.  A FIFO at OUT is refused (exit status 1, one line
 # naming OUT) and left a FIFO; a regular file is replaced whole; /dev/null

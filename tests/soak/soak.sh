@@ -15,7 +15,7 @@
 # read.  Asserts, after a warm-up of a sixth of the time: the resident
 # memory never above the warm-up's largest by more than a tenth plus 32
 # MiB (the shadow of memory unmapped unseen grows by that much at least
-# before the library compares it with the process's mappings: src/sweep.h,
+# before the library compares it with the process's mappings: src/runtime/sweep.h,
 # a sawtooth whose top a warm-up of a few samples may miss), the
 # descriptors in the last 10 samples at some point no more than at
 # warm-up and never more than 2 above (a window being written holds one

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "engine/tuples.h"
 
 /* ---- per distinct input size ---- */
 

@@ -14,10 +14,10 @@
 
 #include <stdint.h>
 
-#include "profile.h"
+#include "engine/tuples.h"
 
 /* Fold @tuple into @into (the same region, thread, metric and input
- * size), as tuple_merge() of profile.h does.  @return 0, or -EOVERFLOW if
+ * size), as tuple_merge() of tuples.h does.  @return 0, or -EOVERFLOW if
  * a sum does not fit (@into then holds sums cut short: give up). */
 int tuple_merge_checked(struct tuple_data *into,
 			const struct tuple_data *tuple);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_fast.h"
+#include "engine/engine_fast.h"
 #include "format/profile_writer.h"
 
 static void record(struct replay *r, uint32_t thread, const struct activation *a,
@@ -21,7 +21,7 @@ static void record(struct replay *r, uint32_t thread, const struct activation *a
 	};
 
 	if (r->profiles)
-		profile_record(&r->profiles[thread], a->region, a->trms,
+		tuple_table_record(&r->profiles[thread], a->region, a->trms,
 			       a->rms, &add);
 	if (emit)
 		emit(ctx, r->trace->tids[thread], r->trace->names[a->region],
@@ -130,7 +130,7 @@ int replay_run(struct replay *r, const struct trace *trace,
 			return rc;
 		r->n_threads++;
 		if (r->profiles)
-			profile_table_init(&r->profiles[i]);
+			tuple_table_init(&r->profiles[i]);
 	}
 	/* (Threads are numbered as they first appear.) */
 	r->alone = options->single_writer;
@@ -193,7 +193,7 @@ int replay_write_profile(const struct replay *r, const char *path,
 	}
 	for (size_t i = 0; r->profiles && i < r->n_threads; i++) {
 		struct tuple_out out = { &w, (uint32_t)i };
-		if (profile_for_each_tuple(&r->profiles[i], write_tuple, &out,
+		if (tuple_table_for_each(&r->profiles[i], write_tuple, &out,
 					   NULL)) {
 			profile_writer_abort(&w);
 			return -ENOMEM;
@@ -207,7 +207,7 @@ void replay_fini(struct replay *r)
 	for (size_t i = 0; i < r->n_threads; i++) {
 		engine_thread_fini(&r->threads[i]);
 		if (r->profiles)
-			profile_table_fini(&r->profiles[i]);
+			tuple_table_fini(&r->profiles[i]);
 	}
 	free(r->threads);
 	free(r->profiles);

@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "engine.h"
-#include "profile.h"
+#include "engine/engine.h"
+#include "engine/tuples.h"
 #include "trace.h"
 
 struct replay_options {
@@ -33,7 +33,7 @@ struct replay {
 	volatile char alone; /* see replay_options' single_writer */
 	bool fast;
 	struct engine_thread *threads; /* by dense trace index */
-	struct profile_table *profiles; /* by dense trace index, if kept */
+	struct tuple_table *profiles; /* by dense trace index, if kept */
 	size_t n_threads;
 	const struct trace *trace;
 };

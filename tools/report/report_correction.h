@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "growth.h"
-#include "profile.h"
+#include "engine/tuples.h"
 
 /* The bound of the correction's error, as a share of the library time
  * charged by estimate: over every loop bench-correction measured, the

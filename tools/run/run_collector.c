@@ -149,7 +149,7 @@ static void end_connection(struct run_collector *c, size_t i, bool complete)
 	struct connection *k = c->connections[i];
 
 	if (k->file_open)
-		profile_file_abort(&k->file);
+		atomic_file_abort(&k->file);
 	if (!complete && k->state != READ_HEADER)
 		collector_add_outcome(c, k, OUTCOME_CUT_SHORT, k->path, NULL);
 	close(k->fd);

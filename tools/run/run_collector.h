@@ -3,7 +3,7 @@
  * tree hand their profiles to (the protocol: src/output/run_protocol.h).
  *
  * trms run writes each profile handed over into its directory, as itself,
- * atomically (src/base/profile_file.h), under a name it makes from its own
+ * atomically (src/base/atomic_file.h), under a name it makes from its own
  * template, the process's pid and program name: a process never chooses a
  * path (trms run may run as root, and any local process can connect; only
  * those that know the token in the environment are heard).  A process

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/profile_file.h"
+#include "base/atomic_file.h"
 #include "run_collector.h"
 #include "output/run_protocol.h"
 
@@ -48,7 +48,7 @@ struct connection {
 	size_t magic_got;
 	bool complete; /* the message is complete and dealt with */
 	char path[PROFILE_FILE_PATH_MAX];
-	struct profile_file file;
+	struct atomic_file file;
 };
 
 /* Which process image a file name was given to. */

@@ -206,10 +206,10 @@ static bool header_done(struct run_collector *c, struct connection *k)
 				    c->directory, name) >= sizeof(k->path))
 		rc = -ENAMETOOLONG;
 	if (!rc)
-		rc = profile_file_open(&k->file, k->path);
+		rc = atomic_file_open(&k->file, k->path);
 	if (rc) {
 		k->error = rc;
-		k->why = profile_file_error(&k->file, rc);
+		k->why = atomic_file_error(&k->file, rc);
 	} else {
 		k->file_open = true;
 	}
@@ -232,20 +232,20 @@ static void profile_bytes(struct connection *k, const char *p, size_t n)
 		}
 		k->magic[k->magic_got++] = *p;
 		if (k->file_open && !k->error) {
-			int rc = profile_file_write(&k->file, p, 1);
+			int rc = atomic_file_write(&k->file, p, 1);
 			if (rc) {
 				k->error = rc;
-				k->why = profile_file_error(&k->file, rc);
+				k->why = atomic_file_error(&k->file, rc);
 			}
 		}
 		p++;
 		n--;
 	}
 	if (n && k->file_open && !k->error) {
-		int rc = profile_file_write(&k->file, p, n);
+		int rc = atomic_file_write(&k->file, p, n);
 		if (rc) {
 			k->error = rc;
-			k->why = profile_file_error(&k->file, rc);
+			k->why = atomic_file_error(&k->file, rc);
 		}
 	}
 }
@@ -258,12 +258,12 @@ static void profile_done(struct run_collector *c, struct connection *k)
 		k->why = "what the process sent is not a profile";
 	}
 	if (k->file_open && k->error) {
-		profile_file_abort(&k->file);
+		atomic_file_abort(&k->file);
 	} else if (k->file_open) {
-		int rc = profile_file_commit(&k->file);
+		int rc = atomic_file_commit(&k->file);
 		if (rc) {
 			k->error = rc;
-			k->why = profile_file_error(&k->file, rc);
+			k->why = atomic_file_error(&k->file, rc);
 		}
 	}
 	k->file_open = false;

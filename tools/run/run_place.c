@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "xalloc.h"
-#include "base/profile_file.h"
+#include "base/atomic_file.h"
 
 static char *joined(const char *a, const char *b)
 {
@@ -143,7 +143,7 @@ void run_place_check(const struct run_place *p)
 	char *path = joined(p->directory, p->name_template);
 	/* A fixed name (-o /dev/full) is named whole. */
 	bool fixed = !strchr(p->name_template, '%');
-	if (profile_file_check(path, &why))
+	if (atomic_file_check(path, &why))
 		fprintf(stderr, "trms run: profiles cannot be written to %s%s: "
 				"%s\n",
 			p->shown, fixed ? p->name_template : "", why);

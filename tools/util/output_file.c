@@ -6,26 +6,26 @@
 
 #include <stdio.h>
 
-#include "base/profile_file.h"
+#include "base/atomic_file.h"
 
 int output_file_write(const char *path, const void *data, size_t len,
 		      char *err, size_t errlen)
 {
-	static struct profile_file f; /* 8 KiB of paths: not on the stack */
-	int rc = profile_file_open(&f, path);
+	static struct atomic_file f; /* 8 KiB of paths: not on the stack */
+	int rc = atomic_file_open(&f, path);
 
 	if (rc) {
 		snprintf(err, errlen, "cannot create %s: %s", path,
-			 profile_file_error(&f, rc));
+			 atomic_file_error(&f, rc));
 		return rc;
 	}
-	rc = profile_file_write(&f, data, len);
+	rc = atomic_file_write(&f, data, len);
 	if (rc)
-		profile_file_abort(&f);
+		atomic_file_abort(&f);
 	else
-		rc = profile_file_commit(&f);
+		rc = atomic_file_commit(&f);
 	if (rc)
 		snprintf(err, errlen, "cannot write %s: %s", path,
-			 profile_file_error(&f, rc));
+			 atomic_file_error(&f, rc));
 	return rc;
 }

@@ -1,7 +1,7 @@
 /*
  * output_file.h - a file the trms command writes (a pprof profile, an
  * HTML page), put in place whole or not at all, as profiles are: by the
- * library's profile_file.h (built unnamed or under a temporary name in
+ * library's atomic_file.h (built unnamed or under a temporary name in
  * the destination's directory, linked or renamed over it when complete;
  * a failed write leaves what was there).
  */

@@ -8,7 +8,7 @@
 // installed beside this plugin as trms-inline-checks.bc) it links into
 // the module, and the always-inliner that runs right after it inlines
 // them: the common access is then decided by a few loads and compares in
-// the program's own code (src/engine_fast.h), and only the others call
+// the program's own code (src/engine/engine_fast.h), and only the others call
 // the library.  An access outside any loop, which runs once per call of
 // its function, calls the library's __asan_loadN_noabort /
 // __asan_storeN_noabort, which start with the same checks: the code is

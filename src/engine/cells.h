@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "stamp.h"
+#include "engine/stamp.h"
 
 /* Reads and writes of the shared write-stamp table.  Cells are single
  * machine words and races on them are benign (a racing reader sees the

@@ -17,7 +17,7 @@
  * on.
  */
 #define _GNU_SOURCE
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <linux/membarrier.h>
 #include <sys/syscall.h>

@@ -10,7 +10,7 @@
  * in every process (each a trap to the hypervisor in a virtual machine,
  * 5 us apiece on the one of docs/performance.md).
  */
-#include "cells.h"
+#include "engine/cells.h"
 
 #if defined(__x86_64__) && !defined(CELLS_ATOMIC) && !defined(__clang__) && \
 	__has_include(<sys/platform/x86.h>)

@@ -3,7 +3,7 @@
  * sweep.h).
  */
 #define _GNU_SOURCE
-#include "sweep.h"
+#include "runtime/sweep.h"
 
 #include "base/log.h"
 #include "base/mappings.h"

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "region.h"
+#include "engine/region.h"
 
 #define FUNCTION_CACHE_BITS 12
 

@@ -3,7 +3,7 @@
  * owners.h).
  */
 #define _GNU_SOURCE
-#include "owners.h"
+#include "engine/owners.h"
 
 #include <linux/membarrier.h>
 #include <sys/syscall.h>

@@ -2,7 +2,7 @@
  * runtime.c - the library's state in the process (see runtime.h): set up
  * by the start-up (preload.c), used by every layer from the threads up.
  */
-#include "runtime.h"
+#include "runtime/runtime.h"
 
 #include <time.h>
 

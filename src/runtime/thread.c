@@ -3,7 +3,7 @@
  * on a thread's first call, kept until the process writes its profile.
  */
 #define _GNU_SOURCE
-#include "thread.h"
+#include "runtime/thread.h"
 
 #include <string.h>
 
@@ -78,7 +78,7 @@ void thread_record_observed(struct trms_thread *t, const struct frame *f,
 		return;
 	if (observer)
 		observer(t, &a);
-	if (profile_record(atomic_load_explicit(&t->recording,
+	if (tuple_table_record(atomic_load_explicit(&t->recording,
 						memory_order_relaxed),
 			   a.region, a.trms, a.rms,
 			   &(struct tuple_add){ a.cost, a.induced_thread,
@@ -155,8 +155,8 @@ static struct trms_thread *folded_thread(void)
 	struct trms_thread *f = vm_alloc(sizeof(*f));
 	if (!f)
 		return NULL;
-	profile_table_init(&f->profile);
-	atomic_init(&f->recording, &f->profile);
+	tuple_table_init(&f->tuples);
+	atomic_init(&f->recording, &f->tuples);
 	selection_thread_init(&f->sel, 1, NULL);
 	f->dead = true;
 	f->ordinal = runtime.next_ordinal++;
@@ -219,11 +219,11 @@ static void add_sampler(struct sampler_thread *into,
 static bool fold(struct trms_thread *f, const struct trms_thread *t)
 {
 	if (!selection_room(&f->sel, &t->sel) ||
-	    profile_table_absorb(&f->profile, &t->profile))
+	    tuple_table_absorb(&f->tuples, &t->tuples))
 		return false;
 	add_selection(&f->sel, &t->sel);
-	add(&f->profile.dropped, t->profile.dropped);
-	add(&f->profile.slow_ticks, t->profile.slow_ticks);
+	add(&f->tuples.dropped, t->tuples.dropped);
+	add(&f->tuples.slow_ticks, t->tuples.slow_ticks);
 	add_sampler(&f->sampler, &t->sampler);
 	add(&f->cost.excluded, t->cost.excluded);
 	add(&f->incomplete, t->incomplete);
@@ -247,8 +247,8 @@ static void thread_windows_free(struct trms_thread *t)
 {
 	if (!t->windows)
 		return;
-	profile_table_fini(&t->windows->spare);
-	profile_table_fini(&t->windows->past);
+	tuple_table_fini(&t->windows->spare);
+	tuple_table_fini(&t->windows->past);
 	vm_free(t->windows, sizeof(*t->windows));
 	t->windows = NULL;
 }
@@ -260,7 +260,7 @@ static void release(struct trms_thread *t)
 	cds_list_del(&t->link);
 	if (!t->dead)
 		engine_thread_fini(&t->engine);
-	profile_table_fini(&t->profile);
+	tuple_table_fini(&t->tuples);
 	thread_windows_free(t);
 	cct_fini(&t->sampler.cct);
 	selection_thread_fini(&t->sel);
@@ -464,11 +464,11 @@ static struct trms_thread *attach(const struct thread_origin *origin)
 		vm_free(t, sizeof(*t));
 		return NULL;
 	}
-	profile_table_init(&t->profile);
-	atomic_init(&t->recording, &t->profile);
+	tuple_table_init(&t->tuples);
+	atomic_init(&t->recording, &t->tuples);
 	if (config.interval_ns && (t->windows = vm_alloc(sizeof(*t->windows)))) {
-		profile_table_init(&t->windows->spare);
-		profile_table_init(&t->windows->past);
+		tuple_table_init(&t->windows->spare);
+		tuple_table_init(&t->windows->past);
 	}
 	thread_cost_defaults(t);
 	struct trms_thread_gate_v1_ *gate = gate_thread_open();
@@ -534,15 +534,15 @@ void thread_after_fork_child(void)
 	gate_after_fork_child(self && self->sel.measuring);
 	if (!self)
 		return;
-	profile_table_fini(&self->profile); /* and empty */
+	tuple_table_fini(&self->tuples); /* and empty */
 	selection_after_fork(&self->sel);
-	atomic_store(&self->recording, &self->profile);
+	atomic_store(&self->recording, &self->tuples);
 	if (self->windows) {
-		profile_table_fini(&self->windows->spare);
-		profile_table_fini(&self->windows->past);
+		tuple_table_fini(&self->windows->spare);
+		tuple_table_fini(&self->windows->past);
 		memset(self->windows, 0, sizeof(*self->windows));
-		profile_table_init(&self->windows->spare);
-		profile_table_init(&self->windows->past);
+		tuple_table_init(&self->windows->spare);
+		tuple_table_init(&self->windows->past);
 	}
 	self->ordinal = runtime.next_ordinal++;
 	self->has_creator = false;

@@ -33,8 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gate.h"
-#include "region.h"
+#include "runtime/gate.h"
+#include "engine/region.h"
 
 /* A candidate is measured if 32 random bits are below the threshold. */
 #define SELECTION_ALWAYS ((uint64_t)1 << 32)

@@ -29,7 +29,7 @@
 #ifndef TRMS_ENGINE_FAST_H
 #define TRMS_ENGINE_FAST_H
 
-#include "engine.h"
+#include "engine/engine.h"
 
 /* After an access of @t at @addr: refresh its engine_fast (on, if the
  * engine keeps it and the thread's state allows), with a slot for the

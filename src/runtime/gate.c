@@ -3,7 +3,7 @@
  * keeps them true (see gate.h).
  */
 #define _GNU_SOURCE
-#include "gate.h"
+#include "runtime/gate.h"
 
 #include <string.h>
 

@@ -13,14 +13,14 @@
 
 #include "base/clock.h"
 #include "base/config.h"
-#include "cost.h"
-#include "engine.h"
-#include "function_cache.h"
-#include "profile.h"
-#include "region.h"
-#include "runtime.h"
+#include "engine/cost.h"
+#include "engine/engine.h"
+#include "engine/function_cache.h"
+#include "engine/tuples.h"
+#include "engine/region.h"
+#include "runtime/runtime.h"
 #include "sampler/sampler.h"
-#include "selection.h"
+#include "runtime/selection.h"
 #include "base/signals.h"
 
 #define THREAD_NAME_MAX 63
@@ -43,16 +43,16 @@ struct thread_origin {
  * records into one of profile and spare while the window writer folds
  * the other, once written as a window, into past. */
 struct thread_windows {
-	struct profile_table spare;
-	struct profile_table past; /* the windows written */
+	struct tuple_table spare;
+	struct tuple_table past; /* the windows written */
 	/* The table the thread was switched away from, not folded into
 	 * past yet (NULL: none): it may still be recording into it until
 	 * ready. */
-	struct profile_table *cut;
+	struct tuple_table *cut;
 	bool ready; /* the thread has surely left cut: it may be cleared */
 	bool cut_written; /* cut is in a window written already */
 	/* The tables the window being written takes from this thread. */
-	const struct profile_table *in_window[2];
+	const struct tuple_table *in_window[2];
 	unsigned n_in_window;
 	/* The thread's counters (enum window_counter) when the window
 	 * before the ended one ended, and when the ended one did. */
@@ -67,10 +67,10 @@ enum window_counter { WIN_IN_BYTES, WIN_IN_CALLS, WIN_OUT_BYTES,
  * itself. */
 struct trms_thread {
 	struct engine_thread engine;
-	/* Where activations are recorded: &profile, or with windows the
+	/* Where activations are recorded: &tuples, or with windows the
 	 * table the window writer points it to. */
-	struct profile_table *_Atomic recording;
-	struct profile_table profile;
+	struct tuple_table *_Atomic recording;
+	struct tuple_table tuples;
 	struct thread_windows *windows; /* TRMS_INTERVAL only */
 	struct function_cache *functions; /* at the first function region */
 	struct cost_meter cost;
@@ -219,7 +219,7 @@ thread_record(struct trms_thread *t, const struct frame *f, uint64_t cost,
 	if (!f->tag || f->tag != runtime_tag())
 		return;
 	struct tuple_add a = thread_tuple_add(t, f, cost, timed);
-	if (__builtin_expect(profile_record(atomic_load_explicit(
+	if (__builtin_expect(tuple_table_record(atomic_load_explicit(
 						    &t->recording,
 						    memory_order_relaxed),
 					    f->region, (uint64_t)f->trms,
@@ -276,14 +276,14 @@ static inline void thread_pass_end(struct sampler_thread *s)
 static inline uint64_t thread_slow_ticks(const struct trms_thread *t)
 {
 	return t->lookup_slow_ticks + t->engine.slow_ticks +
-	       t->profile.slow_ticks +
+	       t->tuples.slow_ticks +
 	       (t->windows ? t->windows->spare.slow_ticks : 0);
 }
 
 /* Activations of @t that could not be recorded (out of memory). */
 static inline uint64_t thread_dropped(const struct trms_thread *t)
 {
-	return __atomic_load_n(&t->profile.dropped, __ATOMIC_RELAXED) +
+	return __atomic_load_n(&t->tuples.dropped, __ATOMIC_RELAXED) +
 	       (t->windows ? __atomic_load_n(&t->windows->spare.dropped,
 					     __ATOMIC_RELAXED)
 			   : 0);
@@ -293,9 +293,9 @@ static inline uint64_t thread_dropped(const struct trms_thread *t)
  * with windows, the one it records into, the ended window's, the
  * windows written.  @return how many. */
 static inline size_t thread_tables(const struct trms_thread *t,
-				   const struct profile_table **out)
+				   const struct tuple_table **out)
 {
-	out[0] = &t->profile;
+	out[0] = &t->tuples;
 	if (!t->windows)
 		return 1;
 	out[1] = &t->windows->spare;

@@ -4,7 +4,7 @@
  * adaptation of the rates.
  */
 #define _GNU_SOURCE
-#include "selection.h"
+#include "runtime/selection.h"
 
 #include <dlfcn.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 #include "base/config.h"
 #include "base/fnv1a.h"
 #include "base/log.h"
-#include "region.h"
+#include "engine/region.h"
 #include "base/vm.h"
 
 struct selection_settings selection;

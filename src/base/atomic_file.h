@@ -1,5 +1,5 @@
 /*
- * profile_file.h - a profile file that appears whole or not at all, and
+ * atomic_file.h - a profile file that appears whole or not at all, and
  * whose writing never raises a signal in the process.
  *
  * The file is built unnamed (O_TMPFILE) in the destination's directory and
@@ -20,8 +20,8 @@
  *
  * No allocation, only system calls: usable from a signal handler.
  */
-#ifndef TRMS_PROFILE_FILE_H
-#define TRMS_PROFILE_FILE_H
+#ifndef TRMS_ATOMIC_FILE_H
+#define TRMS_ATOMIC_FILE_H
 
 #include <signal.h>
 #include <stddef.h>
@@ -29,53 +29,53 @@
 
 #define PROFILE_FILE_PATH_MAX 4096
 
-enum profile_file_kind {
+enum atomic_file_kind {
 	PROFILE_FILE_UNNAMED, /* O_TMPFILE, linked into place at the end */
 	PROFILE_FILE_NAMED,   /* a temporary name, renamed at the end */
 	PROFILE_FILE_DEVICE,  /* /dev/null, /dev/zero, /dev/full */
 };
 
-struct profile_file {
+struct atomic_file {
 	int fd;
-	enum profile_file_kind kind;
+	enum atomic_file_kind kind;
 	uint64_t written;
 	uint64_t limit; /* RLIMIT_FSIZE when opened; UINT64_MAX: none */
 	/* Why the destination was refused, in words (errno alone would say
 	 * "File exists"), or NULL. */
 	const char *refusal;
 	/* The temporary name may exist on disk (set before it is created,
-	 * cleared once it is gone): what profile_file_discard removes. */
+	 * cleared once it is gone): what atomic_file_discard removes. */
 	volatile sig_atomic_t tmp_named;
 	char path[PROFILE_FILE_PATH_MAX];
 	char tmp_path[PROFILE_FILE_PATH_MAX + 48];
 };
 
 /* Start the file destined for @path.  @return 0 or -errno. */
-int profile_file_open(struct profile_file *f, const char *path);
+int atomic_file_open(struct atomic_file *f, const char *path);
 
 /* Append @n bytes.  @return 0, -EFBIG before a write that would pass
  * RLIMIT_FSIZE, or another -errno. */
-int profile_file_write(struct profile_file *f, const void *buf, size_t n);
+int atomic_file_write(struct atomic_file *f, const void *buf, size_t n);
 
 /* Put the complete file in place.  On failure nothing is left but what
  * was at the destination before.  @return 0 or -errno. */
-int profile_file_commit(struct profile_file *f);
+int atomic_file_commit(struct atomic_file *f);
 
 /* Give up: close, and remove the temporary name if there is one. */
-void profile_file_abort(struct profile_file *f);
+void atomic_file_abort(struct atomic_file *f);
 
 /* Remove the temporary name of a write that will never be completed
  * (its writer was interrupted for good: the process is ending), without
  * touching the descriptor.  Async-signal-safe. */
-void profile_file_discard(struct profile_file *f);
+void atomic_file_discard(struct atomic_file *f);
 
 /* What went wrong, in words: the refusal, or strerror(-@rc). */
-const char *profile_file_error(const struct profile_file *f, int rc);
+const char *atomic_file_error(const struct atomic_file *f, int rc);
 
 /* Whether a profile can be written at @path now (its directory exists
  * and takes a new file, the destination is not refused); a character
  * device is tried with one byte.  @return 0, or -errno with *@why set to
  * words saying why (never NULL then). */
-int profile_file_check(const char *path, const char **why);
+int atomic_file_check(const char *path, const char **why);
 
 #endif

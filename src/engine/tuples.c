@@ -1,8 +1,8 @@
 /*
- * profile.c - per-thread tuple tables (see profile.h).
+ * tuples.c - per-thread tuple tables (see tuples.h).
  */
 #define _GNU_SOURCE
-#include "profile.h"
+#include "engine/tuples.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -24,7 +24,7 @@
  * (a pair of begin and end took a tenth longer). */
 struct tuple_array {
 	size_t capacity; /* a power of two */
-	/* The table's memo while this is its array (profile.h). */
+	/* The table's memo while this is its array (tuples.h). */
 	struct tuple_slot *memo[PROFILE_MEMO];
 	char page_colour[SLOTS_OFFSET - sizeof(size_t) -
 			 PROFILE_MEMO * sizeof(struct tuple_slot *)];
@@ -44,14 +44,14 @@ static size_t array_bytes(size_t capacity)
  * (the first slot comes with an array, whose memo replaces it). */
 static struct tuple_slot *const no_memo[PROFILE_MEMO];
 
-void profile_table_init(struct profile_table *t)
+void tuple_table_init(struct tuple_table *t)
 {
 	memset(t, 0, sizeof(*t));
 	atomic_init(&t->array, NULL);
 	t->memo = (struct tuple_slot **)no_memo;
 }
 
-void profile_table_fini(struct profile_table *t)
+void tuple_table_fini(struct tuple_table *t)
 {
 	struct tuple_array *a = atomic_load(&t->array);
 
@@ -64,7 +64,7 @@ void profile_table_fini(struct profile_table *t)
 		vm_free(a, array_bytes(a->capacity));
 	for (size_t i = 0; i < t->n_retired; i++)
 		vm_free(t->retired[i], array_bytes(t->retired[i]->capacity));
-	profile_table_init(t);
+	tuple_table_init(t);
 }
 
 static size_t hash_key(uint32_t region, uint64_t trms, uint64_t rms)
@@ -93,7 +93,7 @@ static struct tuple_slot *probe(struct tuple_array *a, uint32_t region,
 
 /* Double the table.  The old array stays mapped for readers that may
  * still be walking it. */
-static int grow(struct profile_table *t)
+static int grow(struct tuple_table *t)
 {
 	struct tuple_array *old =
 		atomic_load_explicit(&t->array, memory_order_relaxed);
@@ -118,7 +118,7 @@ static int grow(struct profile_table *t)
 	return 0;
 }
 
-int profile_record_slow(struct profile_table *t, uint32_t region,
+int tuple_table_record_slow(struct tuple_table *t, uint32_t region,
 			uint64_t trms, uint64_t rms, uint64_t cost,
 			uint64_t induced_thread, uint64_t induced_external,
 			uint64_t library, uint64_t estimated)
@@ -247,21 +247,21 @@ static int compare_copies(const void *a, const void *b)
 	return 0;
 }
 
-int profile_for_each_tuple(const struct profile_table *t,
+int tuple_table_for_each(const struct tuple_table *t,
 			   void (*fn)(void *ctx, const struct tuple_data *tuple),
 			   void *ctx, size_t *skipped)
 {
-	return profile_for_each_tuple_of(&t, 1, fn, ctx, skipped);
+	return tuple_table_for_each_of(&t, 1, fn, ctx, skipped);
 }
 
-static struct tuple_array *array_of(const struct profile_table *t)
+static struct tuple_array *array_of(const struct tuple_table *t)
 {
 	return atomic_load_explicit(
 		(_Atomic(struct tuple_array *) *)&t->array,
 		memory_order_acquire);
 }
 
-int profile_for_each_tuple_of(const struct profile_table *const *tables,
+int tuple_table_for_each_of(const struct tuple_table *const *tables,
 			      size_t n_tables,
 			      void (*fn)(void *ctx,
 					 const struct tuple_data *tuple),
@@ -352,8 +352,8 @@ static void absorb_slot(struct tuple_slot *into, const struct tuple_slot *from)
 	into->estimated += from->estimated;
 }
 
-int profile_table_absorb(struct profile_table *into,
-			 const struct profile_table *from)
+int tuple_table_absorb(struct tuple_table *into,
+			 const struct tuple_table *from)
 {
 	struct tuple_array *a = array_of(from), *b;
 
@@ -374,7 +374,7 @@ int profile_table_absorb(struct profile_table *into,
 	return 0;
 }
 
-void profile_table_clear(struct profile_table *t)
+void tuple_table_clear(struct tuple_table *t)
 {
 	struct tuple_array *a = array_of(t);
 

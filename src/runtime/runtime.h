@@ -17,8 +17,8 @@
 #include "trms.h"
 
 #include "base/clock.h"
-#include "cost.h"
-#include "engine.h"
+#include "engine/cost.h"
+#include "engine/engine.h"
 
 #define TRMS_STRINGIFY2_(x) #x
 #define TRMS_STRINGIFY_(x) TRMS_STRINGIFY2_(x)

@@ -11,7 +11,7 @@
 #ifndef TRMS_SWEEP_H
 #define TRMS_SWEEP_H
 
-#include "thread.h"
+#include "runtime/thread.h"
 
 #define SWEEP_MIN_GROWTH ((size_t)32 << 20)
 

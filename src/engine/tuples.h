@@ -1,5 +1,5 @@
 /*
- * profile.h - the tuples of one thread (DESIGN §7): for each region, each
+ * tuples.h - the tuples of one thread (DESIGN §7): for each region, each
  * metric (trms, rms) and each distinct input size n, the count, minimum,
  * maximum, sum and sum of squares of the activations' costs, and the sums
  * of their thread-induced and external inputs.
@@ -17,8 +17,8 @@
  * it holds still; a table that has grown keeps its old arrays until it is
  * freed, so a reader never touches unmapped memory.
  */
-#ifndef TRMS_PROFILE_H
-#define TRMS_PROFILE_H
+#ifndef TRMS_TUPLES_H
+#define TRMS_TUPLES_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -43,7 +43,7 @@ struct tuple_data {
 	 * activations, how many are in the next two sums (all, when the
 	 * library wrote them; 0 with costs in events), the library's own time
 	 * taken out of their costs (in the costs' unit), and the part of it
-	 * charged by estimate (cost.h).  The tables of profile.c keep the two
+	 * charged by estimate (cost.h).  The tables of tuples.c keep the two
 	 * sums; the profile's writer counts the activations. */
 	uint64_t corrected;
 	uint64_t library;
@@ -103,13 +103,13 @@ struct tuple_array;
  * that the memo saves). */
 #define PROFILE_MEMO 128
 
-struct profile_table {
+struct tuple_table {
 	_Atomic(struct tuple_array *) array;
 	size_t used;
 	/* The last slot of each region, by region id modulo PROFILE_MEMO:
 	 * PROFILE_MEMO pointers in the current array's first page (a
 	 * thread's own table stays in its state's first page); an empty
-	 * memo of profile.c's before the first activation is recorded. */
+	 * memo of tuples.c's before the first activation is recorded. */
 	struct tuple_slot **memo;
 	struct tuple_array *retired[PROFILE_MAX_RETIRED];
 	size_t n_retired;
@@ -118,8 +118,8 @@ struct profile_table {
 	uint64_t slow_ticks; /* clock time spent growing the table */
 };
 
-void profile_table_init(struct profile_table *t);
-void profile_table_fini(struct profile_table *t);
+void tuple_table_init(struct tuple_table *t);
+void tuple_table_fini(struct tuple_table *t);
 
 /* Add @a's library time to @s's (see struct tuple_slot for the order). */
 static inline __attribute__((always_inline)) void
@@ -183,10 +183,10 @@ tuple_slot_add(struct tuple_slot *s, const struct tuple_add *a)
 		tuple_slot_add_sequenced(s, a);
 }
 
-/* Record a finished activation, the slow way (see profile_record): the
+/* Record a finished activation, the slow way (see tuple_table_record): the
  * fields of struct tuple_add one by one, so that the fast path's copy
  * can stay in registers. */
-int profile_record_slow(struct profile_table *t, uint32_t region,
+int tuple_table_record_slow(struct tuple_table *t, uint32_t region,
 			uint64_t trms, uint64_t rms, uint64_t cost,
 			uint64_t induced_thread, uint64_t induced_external,
 			uint64_t library, uint64_t estimated);
@@ -195,7 +195,7 @@ int profile_record_slow(struct profile_table *t, uint32_t region,
  * @rms.  @return 0, or -ENOMEM if a new (trms, rms) could not be stored
  * (counted in t->dropped). */
 static inline __attribute__((always_inline)) int
-profile_record(struct profile_table *t, uint32_t region, uint64_t trms,
+tuple_table_record(struct tuple_table *t, uint32_t region, uint64_t trms,
 	       uint64_t rms, const struct tuple_add *a)
 {
 	struct tuple_slot *s = t->memo[region % PROFILE_MEMO];
@@ -206,7 +206,7 @@ profile_record(struct profile_table *t, uint32_t region, uint64_t trms,
 		tuple_slot_add(s, a);
 		return 0;
 	}
-	return profile_record_slow(t, region, trms, rms, a->cost,
+	return tuple_table_record_slow(t, region, trms, rms, a->cost,
 				   a->induced_thread, a->induced_external,
 				   a->library, a->estimated);
 }
@@ -216,15 +216,15 @@ profile_record(struct profile_table *t, uint32_t region, uint64_t trms,
  * the middle of updating it (the owner is the calling thread, interrupted
  * by a signal) is skipped and counted in *skipped.
  * @return 0, or -ENOMEM if no scratch memory could be had. */
-int profile_for_each_tuple(const struct profile_table *t,
+int tuple_table_for_each(const struct tuple_table *t,
 			   void (*fn)(void *ctx, const struct tuple_data *tuple),
 			   void *ctx, size_t *skipped);
 
-/* profile_for_each_tuple over the union of up to PROFILE_FOLD_MAX
+/* tuple_table_for_each over the union of up to PROFILE_FOLD_MAX
  * tables (a thread's windows, see output/window_write.c): tuples of the
  * same key in several tables are folded into one. */
 #define PROFILE_FOLD_MAX 4
-int profile_for_each_tuple_of(const struct profile_table *const *tables,
+int tuple_table_for_each_of(const struct tuple_table *const *tables,
 			      size_t n_tables,
 			      void (*fn)(void *ctx,
 					 const struct tuple_data *tuple),
@@ -233,13 +233,13 @@ int profile_for_each_tuple_of(const struct profile_table *const *tables,
 /* Add every activation of @from to @into.  Neither may change meanwhile:
  * @into's owner is the caller, @from's owner has left it.  @return 0, or
  * -ENOMEM (then none of @from is in @into). */
-int profile_table_absorb(struct profile_table *into,
-			 const struct profile_table *from);
+int tuple_table_absorb(struct tuple_table *into,
+			 const struct tuple_table *from);
 
 /* Empty @t for reuse, keeping its array (its owner has left it, and no
  * reader walks it).  Its dropped count and slow time stay: they only
  * grow. */
-void profile_table_clear(struct profile_table *t);
+void tuple_table_clear(struct tuple_table *t);
 
 /* Fold @tuple into @into (same key): counts and sums add, bounds combine.
  * This is the merge of DESIGN §7 (associative and commutative). */

@@ -21,7 +21,7 @@
  * Values are G parts (local part 0), so intra-thread and G comparisons
  * both survive, and 0 ("never") stays 0.
  */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <errno.h>
 

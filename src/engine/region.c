@@ -2,7 +2,7 @@
  * region.c - the process-wide registry of region names (see region.h).
  */
 #define _GNU_SOURCE
-#include "region.h"
+#include "engine/region.h"
 
 #include <errno.h>
 #include <link.h>

@@ -1,9 +1,9 @@
 /*
- * profile_file.c - a profile file that appears whole or not at all (see
- * profile_file.h).
+ * atomic_file.c - a profile file that appears whole or not at all (see
+ * atomic_file.h).
  */
 #define _GNU_SOURCE
-#include "base/profile_file.h"
+#include "base/atomic_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -82,7 +82,7 @@ static uint64_t file_size_limit(void)
 }
 
 /* A fresh temporary name beside the destination. */
-static int make_tmp_name(struct profile_file *f)
+static int make_tmp_name(struct atomic_file *f)
 {
 	static unsigned counter;
 	int n = text_format(f->tmp_path, sizeof(f->tmp_path), "%s.tmp%d.%u",
@@ -92,7 +92,7 @@ static int make_tmp_name(struct profile_file *f)
 	return n < 0 || (size_t)n >= sizeof(f->tmp_path) ? -ENAMETOOLONG : 0;
 }
 
-static int open_named(struct profile_file *f)
+static int open_named(struct atomic_file *f)
 {
 	for (int attempt = 0; attempt < 100; attempt++) {
 		int rc = make_tmp_name(f);
@@ -117,7 +117,7 @@ static int open_named(struct profile_file *f)
 /* O_TMPFILE in @dir, if the file system has it and the file can be named
  * later through /proc (missing in some chroots).  @return 0, 1 to fall
  * back to a named file, or -errno. */
-static int open_unnamed(struct profile_file *f, const char *dir)
+static int open_unnamed(struct atomic_file *f, const char *dir)
 {
 	f->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (f->fd < 0) {
@@ -136,7 +136,7 @@ static int open_unnamed(struct profile_file *f, const char *dir)
 	return 0;
 }
 
-int profile_file_open(struct profile_file *f, const char *path)
+int atomic_file_open(struct atomic_file *f, const char *path)
 {
 	char dir[PROFILE_FILE_PATH_MAX];
 	int rc;
@@ -169,7 +169,7 @@ int profile_file_open(struct profile_file *f, const char *path)
 	return rc;
 }
 
-int profile_file_write(struct profile_file *f, const void *buf, size_t n)
+int atomic_file_write(struct atomic_file *f, const void *buf, size_t n)
 {
 	const char *p = buf;
 
@@ -189,7 +189,7 @@ int profile_file_write(struct profile_file *f, const void *buf, size_t n)
 	return 0;
 }
 
-void profile_file_discard(struct profile_file *f)
+void atomic_file_discard(struct atomic_file *f)
 {
 	int saved = errno;
 
@@ -203,7 +203,7 @@ void profile_file_discard(struct profile_file *f)
 /* Name the unnamed file @path: directly where nothing is there (no moment
  * at which a temporary name exists), else under a temporary name renamed
  * over what is there. */
-static int link_into_place(struct profile_file *f)
+static int link_into_place(struct atomic_file *f)
 {
 	char self[64];
 
@@ -228,14 +228,14 @@ static int link_into_place(struct profile_file *f)
 		return -EEXIST;
 	if (rename(f->tmp_path, f->path) != 0) {
 		int rc = -errno;
-		profile_file_discard(f);
+		atomic_file_discard(f);
 		return rc;
 	}
 	f->tmp_named = 0;
 	return 0;
 }
 
-int profile_file_commit(struct profile_file *f)
+int atomic_file_commit(struct atomic_file *f)
 {
 	int rc = 0;
 
@@ -252,7 +252,7 @@ int profile_file_commit(struct profile_file *f)
 			rc = -errno;
 		else
 			f->tmp_named = 0;
-		profile_file_discard(f);
+		atomic_file_discard(f);
 		break;
 	case PROFILE_FILE_DEVICE:
 		if (close(f->fd) != 0)
@@ -263,15 +263,15 @@ int profile_file_commit(struct profile_file *f)
 	return rc;
 }
 
-void profile_file_abort(struct profile_file *f)
+void atomic_file_abort(struct atomic_file *f)
 {
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;
-	profile_file_discard(f);
+	atomic_file_discard(f);
 }
 
-const char *profile_file_error(const struct profile_file *f, int rc)
+const char *atomic_file_error(const struct atomic_file *f, int rc)
 {
 	return f->refusal && rc == -EEXIST ? f->refusal : text_errno(-rc);
 }
@@ -299,7 +299,7 @@ static int try_directory(const char *dir)
 	return 0;
 }
 
-int profile_file_check(const char *path, const char **why)
+int atomic_file_check(const char *path, const char **why)
 {
 	char dir[PROFILE_FILE_PATH_MAX];
 	struct stat st;

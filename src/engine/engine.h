@@ -34,10 +34,10 @@
 #include <urcu-bp.h>
 #include <urcu/list.h>
 
-#include "cells.h"
-#include "owners.h"
+#include "engine/cells.h"
+#include "engine/owners.h"
 #include "shadow.h"
-#include "stamp.h"
+#include "engine/stamp.h"
 
 struct engine_config {
 	unsigned granularity; /* K: bytes per cell, 1, 2, 4, 8 or 16 */
