@@ -7,7 +7,8 @@
 #define TRMS_HOOKS_H
 
 /* An interposed function: exported under the C library's name (the
- * version script, trms.map, lists them all). */
+ * version script, which export_map.py writes from base/real_functions.def,
+ * lists them all). */
 #define EXPORT __attribute__((visibility("default")))
 
 /* What a hook returns, errno ENOSYS, where this C library has no such

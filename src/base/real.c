@@ -33,9 +33,11 @@ static void resolve_once(void)
 #define REAL_FUNCTION_VERSIONED(field, symbol, version, ret, params,     \
 				attributes)                              \
 	LOOK_UP_VERSION(field, symbol, version);
+#define INTERPOSED(symbol)
 #include "base/real_functions.def"
 #undef REAL_FUNCTION
 #undef REAL_FUNCTION_VERSIONED
+#undef INTERPOSED
 }
 
 void real_resolve(void)

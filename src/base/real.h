@@ -29,9 +29,11 @@ struct real_functions {
 #define REAL_FUNCTION_VERSIONED(field, symbol, version, ret, params,     \
 				attributes)                              \
 	REAL_FUNCTION(field, symbol, ret, params, attributes)
+#define INTERPOSED(symbol)
 #include "base/real_functions.def"
 #undef REAL_FUNCTION
 #undef REAL_FUNCTION_VERSIONED
+#undef INTERPOSED
 };
 
 extern struct real_functions real;
