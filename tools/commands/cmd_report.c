@@ -27,7 +27,8 @@
 #include "format/profile_format.h"
 #include "xalloc.h"
 
-static const char usage[] =
+/* Before the forms, which the table of forms below gives. */
+static const char usage_head[] =
 	"Usage: trms report [OPTIONS] PROFILE...\n"
 	"\n"
 	"Print what one or more profiles say.  A PROFILE that is a directory\n"
@@ -59,43 +60,15 @@ static const char usage[] =
 	"  --color WHEN colour the table: auto (default: when standard output\n"
 	"               is a terminal and NO_COLOR is not set), always, never\n"
 	"\n"
-	"Other forms:\n"
-	"  --json       the report as one JSON document (docs/report-json.md);\n"
-	"               the options above apply\n"
-	"  --html OUT   the report as one self-contained HTML page written to\n"
-	"               OUT (no network access needed to view it): per region,\n"
-	"               cost against input size with the fitted curve, the\n"
-	"               number of activations per size, cost / g(n), trms\n"
-	"               against rms; and the sampled calling context tree as\n"
-	"               an icicle.  The options above apply\n"
-	"  --windows    the windows of a run (TRMS_INTERVAL, trms run\n"
-	"               --interval: PROFILE.wN.trms; a directory stands for\n"
-	"               the windows in it): per region, a line per window\n"
-	"               with its calls, largest input, cost per input cell\n"
-	"               and growth class, to see them change as the run goes\n"
-	"               (docs/windows.md); regions in name order.  --size\n"
-	"               and --stat apply\n"
-	"  --tuples     every tuple as tab-separated values, one per line,\n"
-	"               under the header line\n"
-	"               region thread metric n count min max sum sumsq "
-	"induced_thread induced_external\n"
-	"               sorted by region, thread, metric (trms first) and n.\n"
-	"               thread is the thread's name if it has one, else its\n"
-	"               ordinal (0 is the main thread); tabs, newlines and\n"
-	"               backslashes in names are written as \\t, \\n, \\\\.\n"
-	"  --tree       the sampled calling context tree, top-down: per node\n"
-	"               its share of all samples (total), samples that ended\n"
-	"               there (self), and over its subtree the samples of a\n"
-	"               working thread (work), the idleness charged to them\n"
-	"               (blocked threads per working thread), those in\n"
-	"               synchronisation calls (overhead) and those of blocked\n"
-	"               threads (blocked, with TRMS_SAMPLE_CLOCK=wall).\n"
-	"               Regions show as [name]; a thread's own path starts at\n"
-	"               (thread start), below its creation context\n"
+	"\n"
+	"Other forms (they exclude each other):\n";
+
+/* After the forms. */
+static const char usage_tail[] =
+	"\n"
+	"Naming frames (--tree, --folded, --pprof, --html):\n"
 	"  --min P      with --tree: leave out nodes under P% of all samples\n"
 	"               (default 1)\n"
-	"  --folded     the sampled stacks as collapsed stacks, one line per\n"
-	"               distinct stack: frame;frame;...;frame count\n"
 	"  --lines      name frames with their source file and line too, where\n"
 	"               the program has debug information (-g): for a caller,\n"
 	"               the line of the call.  Read with binutils' addr2line\n"
@@ -103,19 +76,6 @@ static const char usage[] =
 	"               (_ZN2ns5parseEPKc); by default they are demangled\n"
 	"               (ns::parse(char const*)) with binutils' c++filt,\n"
 	"               where it is installed\n"
-	"  --pprof OUT  write the sampled stacks to the file OUT as a pprof\n"
-	"               profile (gzip-compressed profile.proto), for `go tool\n"
-	"               pprof` and other pprof readers, and print nothing.\n"
-	"               Frames are named as in --tree, with source lines where\n"
-	"               there is debug information; regions are functions\n"
-	"               [name] and thread starts (thread start).  Each sample\n"
-	"               has the labels thread (its name, else its ordinal)\n"
-	"               and region (the innermost region on its stack, if\n"
-	"               any), and the values samples, cpu (or wall, with\n"
-	"               TRMS_SAMPLE_CLOCK=wall) in nanoseconds (the default),\n"
-	"               work and overhead.  OUT is written atomically (a\n"
-	"               temporary file in its directory, then renamed); if\n"
-	"               there are no samples, nothing is written\n"
 	"  -h, --help   show this help\n"
 	"\n"
 	"Exit status: 0 on success; 2 if a profile cannot be read (a message\n"
@@ -129,11 +89,11 @@ static const char usage[] =
 struct printing;
 
 /* A form of the report: its option (NULL for the table, the default), the
- * name of the option's argument (NULL: none), what prints it, and what
- * it needs made first.  A new form is a line of the table below, its
- * printer, and its paragraph of the usage. */
+ * name of the option's argument (NULL: none), its paragraph of --help,
+ * what prints it, and what it needs made first.  A new form is its
+ * printer and a line of the table below. */
 struct form {
-	const char *option, *arg;
+	const char *option, *arg, *help;
 	int (*print)(const struct printing *p); /* the exit status */
 	bool windows;   /* a directory stands for the windows in it */
 	bool raw_names; /* C++ names as the linker knows them */
@@ -399,14 +359,65 @@ static const struct form table_form = {
 
 /* The other forms, one option each; they exclude each other. */
 static const struct form forms[] = {
-	{ .option = "json", .print = print_json, .selects = true, .tree = true },
+	{ .option = "json", .print = print_json, .selects = true, .tree = true,
+	  .help =
+		"the report as one JSON document (docs/report-json.md); the "
+		"options above apply" },
 	{ .option = "html", .arg = "OUT", .print = write_html, .selects = true,
-	  .tree = true },
-	{ .option = "tuples", .print = print_tuples, .raw_names = true },
-	{ .option = "tree", .print = print_tree, .tree = true },
-	{ .option = "folded", .print = print_folded, .tree = true },
-	{ .option = "pprof", .arg = "OUT", .print = write_pprof },
-	{ .option = "windows", .print = print_windows, .windows = true },
+	  .tree = true,
+	  .help =
+		"the report as one self-contained HTML page written to OUT "
+		"(no network access needed to view it): per region, cost "
+		"against input size with the fitted curve, the number of "
+		"activations per size, cost / g(n), trms against rms; and "
+		"the sampled calling context tree as an icicle.  The "
+		"options above apply" },
+	{ .option = "tuples", .print = print_tuples, .raw_names = true,
+	  .help =
+		"every tuple as tab-separated values, one per line, under a "
+		"header line that names the columns: region thread metric n "
+		"count min max sum sumsq induced_thread induced_external; "
+		"sorted by region, thread, metric (trms first) and n. "
+		"thread is the thread's name if it has one, else its "
+		"ordinal (0 is the main thread); tabs, newlines and "
+		"backslashes in names are written as \\t, \\n, \\\\" },
+	{ .option = "tree", .print = print_tree, .tree = true,
+	  .help =
+		"the sampled calling context tree, top-down: per node its "
+		"share of all samples (total), samples that ended there "
+		"(self), and over its subtree the samples of a working "
+		"thread (work), the idleness charged to them (blocked "
+		"threads per working thread), those in synchronisation "
+		"calls (overhead) and those of blocked threads (blocked, "
+		"with TRMS_SAMPLE_CLOCK=wall). Regions show as [name]; a "
+		"thread's own path starts at (thread start), below its "
+		"creation context" },
+	{ .option = "folded", .print = print_folded, .tree = true,
+	  .help =
+		"the sampled stacks as collapsed stacks, one line per "
+		"distinct stack: frame;frame;...;frame count" },
+	{ .option = "pprof", .arg = "OUT", .print = write_pprof,
+	  .help =
+		"write the sampled stacks to the file OUT as a pprof "
+		"profile (gzip-compressed profile.proto), for `go tool "
+		"pprof` and other pprof readers, and print nothing. Frames "
+		"are named as in --tree, with source lines where there is "
+		"debug information; regions are functions [name] and thread "
+		"starts (thread start).  Each sample has the labels thread "
+		"(its name, else its ordinal) and region (the innermost "
+		"region on its stack, if any), and the values samples, cpu "
+		"(or wall, with TRMS_SAMPLE_CLOCK=wall) in nanoseconds (the "
+		"default), work and overhead.  OUT is written atomically (a "
+		"temporary file in its directory, then renamed); if there "
+		"are no samples, nothing is written" },
+	{ .option = "windows", .print = print_windows, .windows = true,
+	  .help =
+		"the windows of a run (TRMS_INTERVAL, trms run --interval: "
+		"PROFILE.wN.trms; a directory stands for the windows in "
+		"it): per region, a line per window with its calls, largest "
+		"input, cost per input cell and growth class, to see them "
+		"change as the run goes (docs/windows.md); regions in name "
+		"order.  --size and --stat apply" },
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -440,6 +451,19 @@ static int set_form(struct settings *s, const struct form *f,
 	s->form = f;
 	s->out = f->arg ? arg : NULL;
 	return 0;
+}
+
+static void print_usage(FILE *out)
+{
+	fputs(usage_head, out);
+	for (size_t i = 0; i < N_FORMS; i++) {
+		char label[64];
+		snprintf(label, sizeof(label), "--%s%s%s", forms[i].option,
+			 forms[i].arg ? " " : "",
+			 forms[i].arg ? forms[i].arg : "");
+		usage_option(out, label, forms[i].help, 15, 72);
+	}
+	fputs(usage_tail, out);
 }
 
 /* @return 0 to report, -1 after --help, or the exit status of bad
@@ -488,7 +512,7 @@ static int parse_options(int argc, char **argv, struct settings *s)
 			rc = usage_error("report", NULL);
 	}
 	if (rc == -1)
-		fputs(usage, stdout);
+		print_usage(stdout);
 	if (rc)
 		return rc;
 	if (optind == argc)

@@ -123,29 +123,16 @@ enum { OPT_ALL = 256, OPT_LIBRARY, OPT_PARTITIONS, OPT_SETTING };
 static void print_setting_option(FILE *out, const struct config_setting *s)
 {
 	const struct config_run_option *o = &s->run;
-	char text[512];
-	int column;
+	char label[128], help[512];
 
 	if (o->short_name)
-		column = fprintf(out, "  -%c, --%s %s", o->short_name,
-				 o->long_name, o->arg);
+		snprintf(label, sizeof(label), "-%c, --%s %s", o->short_name,
+			 o->long_name, o->arg);
 	else
-		column = fprintf(out, "      --%s %s", o->long_name, o->arg);
-	column += fprintf(out, "%*s",
-			  column < HELP_COLUMN ? HELP_COLUMN - column : 1, "");
-	snprintf(text, sizeof(text), "%s: %s", s->name, o->help);
-	bool line_start = true;
-	for (char *save = NULL, *word = strtok_r(text, " ", &save); word;
-	     word = strtok_r(NULL, " ", &save)) {
-		int len = (int)strlen(word);
-		if (!line_start && column + 1 + len > HELP_WIDTH) {
-			column = fprintf(out, "\n%*s", HELP_COLUMN, "") - 1;
-			line_start = true;
-		}
-		column += fprintf(out, "%s%s", line_start ? "" : " ", word);
-		line_start = false;
-	}
-	fputc('\n', out);
+		snprintf(label, sizeof(label), "    --%s %s", o->long_name,
+			 o->arg);
+	snprintf(help, sizeof(help), "%s: %s", s->name, o->help);
+	usage_option(out, label, help, HELP_COLUMN, HELP_WIDTH);
 }
 
 static void print_usage(FILE *out)

@@ -7,6 +7,9 @@
 #ifndef TRMS_COMMANDS_H
 #define TRMS_COMMANDS_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 #include "base/config.h"
 
 /* `trms cc` and `trms c++`: @argv[0] says which. */
@@ -24,6 +27,12 @@ int merge_profiles(char *const *args, size_t n_args, const char *output,
 /* Print "trms CMD: MESSAGE" (if any) and a pointer to --help; return the
  * exit status for bad usage, 2. */
 int usage_error(const char *cmd, const char *message);
+
+/* "  LABEL   HELP" on @out: @help starts at @column and is wrapped into
+ * lines of at most @width columns, each continued at @column; a @label
+ * that reaches @column is followed by two spaces. */
+void usage_option(FILE *out, const char *label, const char *help,
+		  int column, int width);
 
 /* @value of option --@option of `trms @cmd`, for the library's setting
  * @s: set in @c if the library would take it.  @return 0, or
