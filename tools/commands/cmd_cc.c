@@ -25,7 +25,7 @@
 
 static const char usage_head[] =
 	"Usage: trms cc [TRMS-OPTIONS] COMPILER-ARGS...\n"
-	"       trms c++ [TRMS-OPTIONS] COMPILER-ARGS...\n"
+	"   or: trms c++ [TRMS-OPTIONS] COMPILER-ARGS...\n"
 	"\n"
 	"Run the C compiler (trms cc) or the C++ compiler (trms c++) on\n"
 	"COMPILER-ARGS with the flags that make every function a region and\n"
@@ -36,6 +36,7 @@ static const char usage_head[] =
 	"compilers:\n"
 	"\n"
 	"  CC=\"trms cc\" CXX=\"trms c++\" ./configure && make\n"
+	"\n"
 	"  trms cc -O2 -g prog.c -o prog && ./prog\n"
 	"\n"
 	"The compiler is exec'ed: its exit status and signals are trms cc's.\n"

@@ -79,16 +79,20 @@ int setting_option(const char *cmd, const char *option,
 	return usage_error(cmd, message);
 }
 
-/* The library's settings, two lines each. */
+/* The library's settings, each its help, what it accepts and its
+ * default, wrapped. */
 static void describe_settings(FILE *out)
 {
 	size_t n;
 	const struct config_setting *s = config_settings(&n);
 
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "  %-17s %s\n  %-17s accepted: %s; default %s\n",
-			s[i].name, s[i].help, "", s[i].accepted,
-			s[i].fallback);
+	for (size_t i = 0; i < n; i++) {
+		char help[1024];
+		snprintf(help, sizeof(help), "%s.  Accepted: %s; default %s",
+			 s[i].help, s[i].accepted,
+			 *s[i].fallback ? s[i].fallback : "unset");
+		usage_option(out, s[i].name, help, 20, 76);
+	}
 }
 
 /* The help: the commands, then the library's settings. */
