@@ -50,33 +50,44 @@ static void print_ns(FILE *out, uint64_t ns)
 		fprintf(out, "%.1f us", (double)ns / 1e3);
 }
 
+/* Below these the shares are noise (1 sample of 1 is not "100% of the
+ * time"), and a few milliseconds of its own not worth a line. */
+#define MEANINGFUL_SAMPLES 100
+#define MEANINGFUL_CPU_NS 100000000u  /* 100 ms */
+#define MEANINGFUL_NS 10000000u       /* 10 ms */
+
 void report_print_library(const struct library_share *s, FILE *out)
 {
-	if (!s->ns && !s->in_library)
+	bool by_samples = s->sampled && s->samples >= MEANINGFUL_SAMPLES;
+	bool by_cpu = s->cpu_ns >= MEANINGFUL_CPU_NS;
+
+	if ((!s->ns && !s->in_library) ||
+	    (!by_samples && !by_cpu && s->ns < MEANINGFUL_NS))
 		return;
-	fprintf(out, "\nThe profiler's own time: ");
-	if (s->sampled && s->samples)
-		fprintf(out, "%.2f%% of the samples (%" PRIu64 " of %" PRIu64
-			") found a thread inside it; ",
-			100.0 * (double)s->in_library / (double)s->samples,
-			s->in_library, s->samples);
-	fprintf(out, "its metered time is ");
+	fprintf(out, "\nThe profiler itself: ");
 	print_ns(out, s->ns);
-	if (s->cpu_ns)
+	fprintf(out, "%s",
+		s->timed ? " in its calls and its sample handler"
+			 : " in its sample handler (with costs in events its "
+			   "calls are not timed)");
+	if (by_cpu)
 		fprintf(out, ", %.2f%% of the sampled threads' CPU time",
 			100.0 * (double)s->ns / (double)s->cpu_ns);
-	fprintf(out, "%s.\n",
-		s->timed ? " (elapsed time inside its calls, and its sample "
-			   "handler)"
-			 : " (its sample handler only: with costs in events "
-			   "its calls are not timed)");
-	if (s->worst && s->worst_share > 0) {
-		fprintf(out, "  most in thread %" PRIu32, s->worst->ordinal);
-		if (s->worst->name)
-			fprintf(out, " (%s)", s->worst->name);
+	if (by_samples)
+		fprintf(out, "; %" PRIu64 " of %" PRIu64 " samples (%.2f%%) "
+			"found a thread inside it",
+			s->in_library, s->samples,
+			100.0 * (double)s->in_library / (double)s->samples);
+	fprintf(out, ".\n");
+	const struct profile_thread *w = s->worst;
+	if (by_samples && w && w->samples + w->library_samples >=
+				      MEANINGFUL_SAMPLES) {
+		fprintf(out, "  most in thread %" PRIu32, w->ordinal);
+		if (w->name)
+			fprintf(out, " (%s)", w->name);
 		fprintf(out, " of %s: %.2f%% of its samples, ", s->worst_path,
 			100.0 * s->worst_share);
-		print_ns(out, s->worst->library_ns);
+		print_ns(out, w->library_ns);
 		fprintf(out, " metered\n");
 	}
 }

@@ -28,8 +28,10 @@ struct library_share {
 void library_share(const struct profile_doc *docs, size_t n,
 		   struct library_share *out);
 
-/* One paragraph for the table report; nothing if there is nothing to
- * say (no thread line carries the library's time). */
+/* One paragraph for the table report: the library's metered time, its
+ * share of the CPU time and of the samples where there are enough of
+ * them to mean something (100 ms, 100 samples); nothing if there is
+ * nothing worth saying (under 10 ms and no share that means anything). */
 void report_print_library(const struct library_share *s, FILE *out);
 
 #endif
