@@ -1,8 +1,9 @@
 /*
  * cmd_report.c - `trms report`: what profiles say, merged.  Options are
  * read here; the report is computed in report_model.c and printed by
- * report_table.c, report_json.c, report_html.c, cct_view.c and
- * pprof_export.c.
+ * report_table.c, report_json.c, report_html.c, cct_view.c,
+ * report_callgrind.c and pprof_export.c, each form a line of the table of
+ * forms below.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "cct_view.h"
+#include "report_callgrind.h"
 #include "commands.h"
 #include "output_file.h"
 #include "pprof_export.h"
@@ -66,7 +68,7 @@ static const char usage_head[] =
 /* After the forms. */
 static const char usage_tail[] =
 	"\n"
-	"Naming frames (--tree, --folded, --pprof, --html):\n"
+	"Naming frames (--tree, --folded, --callgrind, --pprof, --html):\n"
 	"  --min P      with --tree: leave out nodes under P% of all samples\n"
 	"               (default 1)\n"
 	"  --lines      name frames with their source file and line too, where\n"
@@ -312,6 +314,39 @@ static int print_windows(const struct printing *p)
 	return 0;
 }
 
+/* The form's file OUT, @len bytes at @data (freed): put in place whole.
+ * @return the exit status. */
+static int write_out(const struct printing *p, void *data, size_t len)
+{
+	char err[512];
+	int rc = output_file_write(p->s->out, data, len, err, sizeof(err));
+
+	free(data);
+	if (rc)
+		fprintf(stderr, "trms report: %s\n", err);
+	return rc ? 1 : 0;
+}
+
+/* --callgrind OUT: the tree built in memory, then put in place. */
+static int write_callgrind(const struct printing *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!p->view->root.total_samples) {
+		fprintf(stderr, "trms report: no call-stack samples in these "
+				"profiles: nothing to write to %s\n",
+			p->s->out);
+		return 2;
+	}
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem || view_write_callgrind(p->view, mem) || fclose(mem)) {
+		fprintf(stderr, "trms report: out of memory for --callgrind\n");
+		return 1;
+	}
+	return write_out(p, text, len);
+}
+
 /* --pprof OUT. */
 static int write_pprof(const struct printing *p)
 {
@@ -324,13 +359,7 @@ static int write_pprof(const struct printing *p)
 		fprintf(stderr, "trms report: %s\n", err);
 		return 2;
 	}
-	int rc = output_file_write(p->s->out, bytes, len, err, sizeof(err));
-	free(bytes);
-	if (rc) {
-		fprintf(stderr, "trms report: %s\n", err);
-		return 1;
-	}
-	return 0;
+	return write_out(p, bytes, len);
 }
 
 /* The report in @s's form: what it needs made, then its printer.
@@ -396,6 +425,17 @@ static const struct form forms[] = {
 	  .help =
 		"the sampled stacks as collapsed stacks, one line per "
 		"distinct stack: frame;frame;...;frame count" },
+	{ .option = "callgrind", .arg = "OUT", .print = write_callgrind,
+	  .tree = true,
+	  .help =
+		"write the sampled calling context tree to the file OUT in "
+		"callgrind's format, for KCachegrind and callgrind_annotate, "
+		"and print nothing: each frame name a function ([name] for "
+		"regions), its self cost the samples that ended in it, each "
+		"caller and callee a call, its count the calling contexts it "
+		"stands for and its inclusive cost the samples below it; "
+		"with --lines, costs at their source lines.  OUT is written "
+		"atomically" },
 	{ .option = "pprof", .arg = "OUT", .print = write_pprof,
 	  .help =
 		"write the sampled stacks to the file OUT as a pprof "

@@ -1,0 +1,280 @@
+/*
+ * report_callgrind.c - the sampled calling context tree in callgrind's
+ * format (see report_callgrind.h).
+ *
+ * Callgrind describes a program by functions, not contexts: each distinct
+ * frame name of the tree is one function (a region "[name]" and a thread's
+ * start too), its self cost the samples that ended in it, and each
+ * (caller, callee, line of the call) an edge whose inclusive cost is the
+ * samples below it.  Readers take a called function's inclusive cost to
+ * be the sum of its calls' (callgrind_annotate does), so a context whose
+ * function is already on the path above it (recursion, or a thread's
+ * start below the context that created it) adds nothing to its call's
+ * cost: each sample counts once in each function's inclusive cost, at
+ * its outermost frame.  The tree's roots are called by one function of
+ * their own, "(all)", so that a root's inclusive cost is its calls' too.
+ */
+#define _GNU_SOURCE
+#include "report_callgrind.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+/* Room for one more element of @array, @n used of @cap. */
+#define GROW(array, n, cap)                                               \
+	do {                                                              \
+		if ((n) == (cap)) {                                       \
+			(cap) = (cap) ? 2 * (cap) : 64;                   \
+			(array) = xrealloc((array),                       \
+					   (cap) * sizeof(*(array)));     \
+		}                                                         \
+	} while (0)
+
+struct function {
+	char *name, *file;
+	uint64_t self; /* samples that ended in it */
+};
+
+/* Samples that ended at one line of a function. */
+struct self_line {
+	size_t fn;
+	unsigned line;
+	uint64_t samples;
+};
+
+struct edge {
+	size_t caller, callee;
+	unsigned line, callee_line; /* of the call; the callee's first */
+	uint64_t contexts, samples;
+};
+
+struct callgrind {
+	struct hsearch_data names;
+	struct function *fns;
+	size_t n_fns, cap_fns;
+	struct self_line *selfs;
+	size_t n_selfs, cap_selfs;
+	struct edge *edges;
+	size_t n_edges, cap_edges;
+};
+
+/* "name (file:line)" as a view labels a frame with its source line:
+ * @name (a copy), @file (a copy, or NULL) and @line (0 if none). */
+static char *split_label(const char *label, char **file, unsigned *line)
+{
+	size_t len = strlen(label);
+	const char *open = len && label[len - 1] == ')' ?
+				   strrchr(label, '(') : NULL;
+	const char *colon = open ? strrchr(open, ':') : NULL;
+
+	*file = NULL;
+	*line = 0;
+	if (!open || open == label || open[-1] != ' ' || !colon ||
+	    colon[1] < '0' || colon[1] > '9')
+		return xstrdup(label);
+	char *end;
+	unsigned long n = strtoul(colon + 1, &end, 10);
+	if (end != label + len - 1)
+		return xstrdup(label);
+	*line = (unsigned)n;
+	*file = xstrndup(open + 1, (size_t)(colon - open - 1));
+	return xstrndup(label, (size_t)(open - 1 - label));
+}
+
+/* The function named @name, added with @file if new; takes both. */
+static size_t function_of(struct callgrind *g, char *name, char *file)
+{
+	ENTRY key = { .key = name }, *found;
+
+	if (hsearch_r(key, FIND, &found, &g->names) && found) {
+		struct function *f = &g->fns[(size_t)(uintptr_t)found->data];
+		if (!f->file && file)
+			f->file = file;
+		else
+			free(file);
+		free(name);
+		return (size_t)(uintptr_t)found->data;
+	}
+	GROW(g->fns, g->n_fns, g->cap_fns);
+	g->fns[g->n_fns] = (struct function){ name, file, 0 };
+	key.data = (void *)(uintptr_t)g->n_fns;
+	if (!hsearch_r(key, ENTER, &found, &g->names))
+		out_of_memory();
+	return g->n_fns++;
+}
+
+static void add_self(struct callgrind *g, size_t fn, unsigned line,
+		     uint64_t samples)
+{
+	for (size_t i = 0; i < g->n_selfs; i++)
+		if (g->selfs[i].fn == fn && g->selfs[i].line == line) {
+			g->selfs[i].samples += samples;
+			return;
+		}
+	GROW(g->selfs, g->n_selfs, g->cap_selfs);
+	g->selfs[g->n_selfs++] = (struct self_line){ fn, line, samples };
+}
+
+/* The function and line of each node on the path from the root, the
+ * node at depth d in fn[d], line[d]. */
+struct path {
+	size_t *fn;
+	unsigned *line;
+	size_t depth, cap;
+};
+
+/* Is @fn on @p above its last step? */
+static bool on_path_above(const struct path *p, size_t fn)
+{
+	for (size_t d = 0; d + 1 < p->depth; d++)
+		if (p->fn[d] == fn)
+			return true;
+	return false;
+}
+
+static void add_edge(struct callgrind *g, const struct path *p,
+		     uint64_t samples)
+{
+	size_t caller = p->fn[p->depth - 2], callee = p->fn[p->depth - 1];
+	unsigned line = p->line[p->depth - 2];
+	bool counted = !on_path_above(p, callee);
+
+	for (size_t i = 0; i < g->n_edges; i++) {
+		struct edge *e = &g->edges[i];
+		if (e->caller == caller && e->callee == callee &&
+		    e->line == line) {
+			e->contexts++;
+			e->samples += counted ? samples : 0;
+			return;
+		}
+	}
+	GROW(g->edges, g->n_edges, g->cap_edges);
+	g->edges[g->n_edges++] = (struct edge){
+		caller, callee, line, p->line[p->depth - 1], 1,
+		counted ? samples : 0
+	};
+}
+
+static void walk(struct callgrind *g, struct path *p,
+		 const struct view_node *n)
+{
+	char *file;
+	unsigned line;
+	char *name = split_label(n->label, &file, &line);
+
+	if (p->depth == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 64;
+		p->fn = xrealloc(p->fn, p->cap * sizeof(*p->fn));
+		p->line = xrealloc(p->line, p->cap * sizeof(*p->line));
+	}
+	size_t fn = function_of(g, name, file);
+	p->fn[p->depth] = fn;
+	p->line[p->depth] = line;
+	p->depth++;
+	if (n->samples) {
+		g->fns[fn].self += n->samples;
+		add_self(g, fn, line, n->samples);
+	}
+	add_edge(g, p, n->total_samples);
+	for (size_t i = 0; i < n->n_children; i++)
+		walk(g, p, n->children[i]);
+	p->depth--;
+}
+
+/* How many nodes the tree has, to size the table of names. */
+static size_t count_nodes(const struct view_node *n)
+{
+	size_t count = 1;
+
+	for (size_t i = 0; i < n->n_children; i++)
+		count += count_nodes(n->children[i]);
+	return count;
+}
+
+static void write_file(FILE *out, const struct callgrind *g, uint64_t total)
+{
+	bool *named = xcalloc(g->n_fns ? g->n_fns : 1, sizeof(*named));
+	bool *filed = xcalloc(g->n_fns ? g->n_fns : 1, sizeof(*filed));
+
+	fprintf(out, "# callgrind format\nversion: 1\ncreator: trms report "
+		     "--callgrind\npositions: line\nevents: Samples\n"
+		     "summary: %" PRIu64 "\n", total);
+	for (size_t fn = 0; fn < g->n_fns; fn++) {
+		const struct function *f = &g->fns[fn];
+		/* A function's file, named once by number as callgrind's
+		 * name compression allows; "???" where there are no lines. */
+		if (filed[fn])
+			fprintf(out, "\nfl=(%zu)\n", fn + 1);
+		else
+			fprintf(out, "\nfl=(%zu) %s\n", fn + 1,
+				f->file ? f->file : "???");
+		filed[fn] = true;
+		if (named[fn])
+			fprintf(out, "fn=(%zu)\n", fn + 1);
+		else
+			fprintf(out, "fn=(%zu) %s\n", fn + 1, f->name);
+		named[fn] = true;
+		for (size_t i = 0; i < g->n_selfs; i++)
+			if (g->selfs[i].fn == fn)
+				fprintf(out, "%u %" PRIu64 "\n",
+					g->selfs[i].line, g->selfs[i].samples);
+		for (size_t i = 0; i < g->n_edges; i++) {
+			const struct edge *e = &g->edges[i];
+			if (e->caller != fn)
+				continue;
+			const struct function *c = &g->fns[e->callee];
+			if (filed[e->callee])
+				fprintf(out, "cfi=(%zu)\n", e->callee + 1);
+			else
+				fprintf(out, "cfi=(%zu) %s\n", e->callee + 1,
+					c->file ? c->file : "???");
+			filed[e->callee] = true;
+			if (named[e->callee])
+				fprintf(out, "cfn=(%zu)\n", e->callee + 1);
+			else
+				fprintf(out, "cfn=(%zu) %s\n", e->callee + 1,
+					c->name);
+			named[e->callee] = true;
+			fprintf(out, "calls=%" PRIu64 " %u\n%u %" PRIu64 "\n",
+				e->contexts, e->callee_line, e->line,
+				e->samples);
+		}
+	}
+	fprintf(out, "\ntotals: %" PRIu64 "\n", total);
+	free(named);
+	free(filed);
+}
+
+int view_write_callgrind(const struct view *v, FILE *out)
+{
+	struct callgrind g = { 0 };
+	struct path p = { 0 };
+
+	if (!hcreate_r(count_nodes(&v->root) * 2 + 16, &g.names))
+		out_of_memory();
+	/* The roots' caller. */
+	p.cap = 64;
+	p.fn = xcalloc(p.cap, sizeof(*p.fn));
+	p.line = xcalloc(p.cap, sizeof(*p.line));
+	p.fn[0] = function_of(&g, xstrdup("(all)"), NULL);
+	p.depth = 1;
+	for (size_t i = 0; i < v->root.n_children; i++)
+		walk(&g, &p, v->root.children[i]);
+	write_file(out, &g, v->root.total_samples);
+	hdestroy_r(&g.names);
+	for (size_t i = 0; i < g.n_fns; i++) {
+		free(g.fns[i].name);
+		free(g.fns[i].file);
+	}
+	free(g.fns);
+	free(g.selfs);
+	free(g.edges);
+	free(p.fn);
+	free(p.line);
+	return ferror(out) ? -EIO : 0;
+}
