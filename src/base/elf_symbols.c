@@ -21,6 +21,7 @@
 struct symbol {
 	uintptr_t start, size;
 	const char *name; /* in names */
+	unsigned rank;    /* alias_rank */
 };
 
 struct elf_symbols {
@@ -36,6 +37,27 @@ static int by_start(const void *a, const void *b)
 	const struct symbol *x = a, *y = b;
 
 	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Of the symbols of @s (sorted) that start at one address, only the one
+ * elf_symbols_name would give: the longest, and of those the best named
+ * (alias_rank); an unsized one only where there is no sized one. */
+static void keep_best_aliases(struct elf_symbols *s)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		struct symbol *keep = out ? &s->symbols[out - 1] : NULL;
+		const struct symbol *sym = &s->symbols[i];
+		if (!keep || keep->start != sym->start) {
+			s->symbols[out++] = *sym;
+			continue;
+		}
+		if (sym->size > keep->size ||
+		    (sym->size == keep->size && sym->rank < keep->rank))
+			*keep = *sym;
+	}
+	s->n = out;
 }
 
 /*
@@ -93,6 +115,78 @@ static int file_open(const char *path, struct elf_file *f)
 	if (sys_pread(f->fd, f->sh, f->sh_bytes, (off_t)eh.e_shoff) !=
 	    (ssize_t)f->sh_bytes)
 		f->count = 0;
+	return 0;
+}
+
+/* Where Debian's -dbg packages (libc6-dbg, ...) and debuginfod keep the
+ * symbols stripped from an object, by its build id, as gdb and perf look
+ * them up. */
+#define DEBUG_BUILD_ID_DIR "/usr/lib/debug/.build-id/"
+
+static bool has_section(const struct elf_file *f, unsigned type)
+{
+	for (size_t i = 0; i < f->count; i++)
+		if (f->sh[i].sh_type == type)
+			return true;
+	return false;
+}
+
+/* The path of @f's debug file by its build id (a GNU build-id note):
+ * DEBUG_BUILD_ID_DIR/NN/NNNN....debug in @path; false if it has none. */
+static bool debug_path(const struct elf_file *f, char *path, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < f->count; i++) {
+		const Elf64_Shdr *s = &f->sh[i];
+		unsigned char note[256];
+		Elf64_Nhdr nh;
+		if (s->sh_type != SHT_NOTE || s->sh_size > sizeof(note) ||
+		    s->sh_size < sizeof(nh) + 4 ||
+		    sys_pread(f->fd, note, s->sh_size, (off_t)s->sh_offset) !=
+			    (ssize_t)s->sh_size)
+			continue;
+		memcpy(&nh, note, sizeof(nh));
+		const unsigned char *id = note + sizeof(nh) +
+					  ((nh.n_namesz + 3) & ~3u);
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp(note + sizeof(nh), "GNU", 4) || nh.n_descsz < 2 ||
+		    id + nh.n_descsz > note + s->sh_size ||
+		    sizeof(DEBUG_BUILD_ID_DIR) + 2 * nh.n_descsz + 8 > len)
+			continue;
+		char *p = stpcpy(path, DEBUG_BUILD_ID_DIR);
+		for (size_t k = 0; k < nh.n_descsz; k++) {
+			*p++ = hex[id[k] >> 4];
+			*p++ = hex[id[k] & 15];
+			if (k == 0)
+				*p++ = '/';
+		}
+		strcpy(p, ".debug");
+		return true;
+	}
+	return false;
+}
+
+/* @path opened for its symbols: itself, or where it has no .symtab (a
+ * stripped library: only .dynsym's exported names), its debug file if
+ * one is installed and has one. */
+static int open_with_symbols(const char *path, struct elf_file *f)
+{
+	char debug[sizeof(DEBUG_BUILD_ID_DIR) + 2 * 64 + 8];
+	struct elf_file d;
+	int rc = file_open(path, f);
+
+	if (rc || has_section(f, SHT_SYMTAB) ||
+	    !debug_path(f, debug, sizeof(debug)))
+		return rc;
+	if (file_open(debug, &d))
+		return 0;
+	if (has_section(&d, SHT_SYMTAB)) {
+		file_close(f);
+		*f = d;
+	} else {
+		file_close(&d);
+	}
 	return 0;
 }
 
@@ -163,6 +257,20 @@ static bool next_table(const struct elf_file *f, unsigned type, size_t *next,
 	return false;
 }
 
+/* Of aliases (symbols of one start and size), how good a name @sym is,
+ * lower better: a global name before a local one, a name without a
+ * version (sem_post@@GLIBC_2.34) before one with, the C library's
+ * internal aliases (__GI_*) last -- a debug file's .symtab has them all. */
+static unsigned alias_rank(const struct table *t, const Elf64_Sym *sym)
+{
+	const char *name = t->str + sym->st_name;
+	size_t room = t->str_size - sym->st_name;
+
+	return (ELF64_ST_BIND(sym->st_info) == STB_LOCAL ? 2 : 0) +
+	       (memchr(name, '@', strnlen(name, room)) ? 1 : 0) +
+	       (!strncmp(name, "__GI_", 5) ? 4 : 0);
+}
+
 /* Is @sym a function that can be named? */
 static bool named_function(const struct table *t, const Elf64_Sym *sym)
 {
@@ -200,15 +308,21 @@ static struct elf_symbols *read_table(const struct elf_file *f,
 				continue;
 			s->symbols[s->n++] = (struct symbol){
 				sym[k].st_value, sym[k].st_size,
-				s->names + sym[k].st_name
+				s->names + sym[k].st_name,
+				alias_rank(&t, &sym[k])
 			};
 		}
+		/* Versions are not part of a function's name. */
+		for (char *c = s->names; c < s->names + t.str_size; c++)
+			if (*c == '@')
+				*c = '\0';
 		table_unmap(&t);
 		if (!s->n) {
 			elf_symbols_free(s);
 			continue;
 		}
 		sort_in_place(s->symbols, s->n, sizeof(*s->symbols), by_start);
+		keep_best_aliases(s);
 		return s;
 	}
 	return NULL;
@@ -219,7 +333,7 @@ struct elf_symbols *elf_symbols_load(const char *path)
 	struct elf_file f;
 	struct elf_symbols *s;
 
-	if (file_open(path, &f))
+	if (open_with_symbols(path, &f))
 		return NULL;
 	s = read_table(&f, SHT_SYMTAB);
 	if (!s)
@@ -325,7 +439,9 @@ static bool name_from_table(const struct table *t,
 		if (!sym->st_size && !c->unsized)
 			c->unsized = sym;
 		else if (sym->st_size &&
-			 (!c->sized || sym->st_size > c->sized->st_size))
+			 (!c->sized || sym->st_size > c->sized->st_size ||
+			  (sym->st_size == c->sized->st_size &&
+			   alias_rank(t, sym) < alias_rank(t, c->sized))))
 			c->sized = sym;
 	}
 	if (!any)
@@ -343,6 +459,14 @@ static bool name_from_table(const struct table *t,
 		/* A name must end inside its table. */
 		if (!memchr(name, '\0', t->str_size - sym->st_name))
 			continue;
+		/* Versions are not part of a function's name. */
+		char unversioned[256];
+		const char *at = strchr(name, '@');
+		if (at && (size_t)(at - name) < sizeof(unversioned)) {
+			memcpy(unversioned, name, (size_t)(at - name));
+			unversioned[at - name] = '\0';
+			name = unversioned;
+		}
 		named(ctx, i, name, x->addrs[i] - sym->st_value);
 	}
 	return true;
@@ -366,7 +490,7 @@ int elf_symbols_name(const char *path, const uint64_t *addrs, size_t n,
 	for (size_t i = 1; i < n; i++)
 		if (addrs[i] < addrs[i - 1])
 			return -EINVAL;
-	rc = file_open(path, &f);
+	rc = open_with_symbols(path, &f);
 	if (rc)
 		return rc;
 	struct candidate *best = vm_alloc(scratch_bytes);

@@ -1,6 +1,9 @@
 /*
  * elf_symbols.h - the name of the function at an address of an ELF file,
- * from its symbol table (.symtab, else .dynsym).
+ * from its symbol table (.symtab, else .dynsym).  A file without .symtab
+ * (a stripped library) is named from its debug file where one is
+ * installed, found by its build id under /usr/lib/debug/.build-id/ (as
+ * gdb and perf find them: libc6-dbg gives the C library's).
  *
  * Used when a profile is written (outside any signal handler) and by
  * `trms report` for profiles written without names.  Memory comes from
