@@ -302,6 +302,18 @@ static int print_tuples(const struct printing *p)
 	return 0;
 }
 
+static int print_prometheus(const struct printing *p)
+{
+	report_print_metrics(p->r, false, stdout);
+	return 0;
+}
+
+static int print_openmetrics(const struct printing *p)
+{
+	report_print_metrics(p->r, true, stdout);
+	return 0;
+}
+
 static int print_windows(const struct printing *p)
 {
 	char err[512];
@@ -425,6 +437,19 @@ static const struct form forms[] = {
 	  .help =
 		"the sampled stacks as collapsed stacks, one line per "
 		"distinct stack: frame;frame;...;frame count" },
+	{ .option = "prometheus", .print = print_prometheus, .raw_names = true,
+	  .help =
+		"the tuples as metrics in Prometheus' text format, for "
+		"node-exporter's textfile collector: per region and thread, "
+		"trms_activations_total, trms_cost_seconds_total (or "
+		"trms_cost_events_total), trms_input_cells_total{size=trms|"
+		"rms}, trms_induced_input_cells_total{source=thread|external} "
+		"and the histogram trms_input_size_cells (buckets at powers "
+		"of two); trms_library_seconds_total (docs/metrics.md)" },
+	{ .option = "openmetrics", .print = print_openmetrics,
+	  .raw_names = true,
+	  .help =
+		"the same metrics in OpenMetrics 1.0 (docs/metrics.md)" },
 	{ .option = "callgrind", .arg = "OUT", .print = write_callgrind,
 	  .tree = true,
 	  .help =

@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+"""check_metrics.py TRMS WORK PROGRAM... - `trms report --prometheus` and
+`--openmetrics` read by their real consumers: promtool (Prometheus'
+checker) passes the text format, and Debian's python3-prometheus-client
+parses both; every value equals what the tuples (`trms report --tuples`)
+say: per region and thread, activations and cost summed over its trms
+tuples, input cells n x count over each metric's tuples, the induced
+input, and a histogram whose bucket le counts the activations of size at
+most le.  Each PROGRAM runs under `trms run` first.  (Debian's python3:
+/usr/bin/python3, for its prometheus_client.)"""
+import collections
+import os
+import subprocess
+import sys
+
+from prometheus_client.openmetrics import parser as om_parser
+from prometheus_client import parser as text_parser
+
+
+def run(*cmd, stdin=None):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True,
+                          input=stdin).stdout
+
+
+def expected(tuples_text):
+    """(series name, sorted labels) -> value, from the tuples."""
+    want = collections.Counter()
+    sizes = collections.defaultdict(collections.Counter)
+    lines = tuples_text.splitlines()[1:]
+    for line in lines:
+        (region, thread, metric, n, count, _min, _max, total, _sumsq,
+         induced_thread, induced_external) = line.split('\t')
+        n, count = int(n), int(count)
+        key = (('region', region), ('thread', thread))
+        want[('trms_input_cells_total', key + (('size', metric),))] += \
+            n * count
+        if metric != 'trms':
+            continue
+        want[('trms_activations_total', key)] += count
+        want[('trms_cost_seconds_total', key)] += int(total) * 1e-9
+        want[('trms_induced_input_cells_total',
+              key + (('source', 'thread'),))] += int(induced_thread)
+        want[('trms_induced_input_cells_total',
+              key + (('source', 'external'),))] += int(induced_external)
+        want[('trms_input_size_cells_count', key)] += count
+        want[('trms_input_size_cells_sum', key)] += n * count
+        sizes[key][n] += count
+    return want, sizes
+
+
+def samples(families):
+    got = {}
+    for fam in families:
+        for s in fam.samples:
+            got[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return got
+
+
+def check(trms, name, profiles):
+    tuples = run(trms, 'report', '--tuples', *profiles)
+    want, sizes = expected(tuples)
+    text = run(trms, 'report', '--prometheus', *profiles)
+    om = run(trms, 'report', '--openmetrics', *profiles)
+    bad = []
+    r = subprocess.run(['promtool', 'check', 'metrics'], input=text,
+                       capture_output=True, text=True, check=False)
+    if r.returncode:
+        bad.append(f'promtool check metrics: {r.stdout}{r.stderr}')
+    for dialect, families in (
+            ('prometheus', text_parser.text_string_to_metric_families(text)),
+            ('openmetrics',
+             om_parser.text_string_to_metric_families(om))):
+        got = samples(families)
+        for (series, labels), value in want.items():
+            key = (series, tuple(sorted(labels)))
+            if abs(got.get(key, -1) - value) > 1e-6 * max(1, value):
+                bad.append(f'{dialect}: {series}{dict(labels)} = '
+                           f'{got.get(key)}, the tuples say {value}')
+        for key, by_size in sizes.items():
+            for (series, labels), value in got.items():
+                if series != 'trms_input_size_cells_bucket':
+                    continue
+                d = dict(labels)
+                if (('region', d['region']), ('thread', d['thread'])) \
+                        != key:
+                    continue
+                le = float(d['le'])
+                below = sum(c for n, c in by_size.items() if n <= le)
+                if value != below:
+                    bad.append(f'{dialect}: bucket le={le} of {key}: '
+                               f'{value}, the tuples say {below}')
+        if 'trms_library_seconds_total' not in {s for s, _ in got}:
+            bad.append(f'{dialect}: no trms_library_seconds_total')
+    for b in bad:
+        print(f'{name}: {b}')
+    print(f'{name}: {len(want)} series against the tuples, '
+          f'{len(bad)} differences')
+    return not bad
+
+
+def main():
+    trms, work, programs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    os.makedirs(work, exist_ok=True)
+    profiles = []
+    for p in programs:
+        out = os.path.join(work, os.path.basename(p))
+        subprocess.run(['rm', '-rf', out], check=True)
+        run(trms, 'run', '-o', out + '/', '--', p)
+        profiles += [os.path.join(out, f) for f in os.listdir(out)]
+    ok = True
+    for p in profiles:
+        ok &= check(trms, os.path.basename(p), [p])
+    ok &= check(trms, 'merged', profiles)
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
