@@ -6,7 +6,11 @@ parses both; every value equals what the tuples (`trms report --tuples`)
 say: per region and thread, activations and cost summed over its trms
 tuples, input cells n x count over each metric's tuples, the induced
 input, and a histogram whose bucket le counts the activations of size at
-most le.  Each PROGRAM runs under `trms run` first.  (Debian's python3:
+most le.  Each PROGRAM runs under `trms run` first.  And `trms run
+--interval 0.2 --metrics-dir DIR` on the first PROGRAM: DIR holds a
+.prom file while it runs (from the windows so far, which promtool
+passes, its counts at most the final ones) and at its end one whose
+counts are the profile's, and no temporary file.  (Debian's python3:
 /usr/bin/python3, for its prometheus_client.)"""
 import collections
 import os
@@ -98,6 +102,66 @@ def check(trms, name, profiles):
     return not bad
 
 
+def activations_of(text):
+    got = samples(text_parser.text_string_to_metric_families(text))
+    return {dict(k[1])['region']: v for k, v in got.items()
+            if k[0] == 'trms_activations_total'}
+
+
+def check_metrics_dir(trms, work, program):
+    """trms run --metrics-dir, during the run and at its end."""
+    import glob
+    import time
+    mdir, out = os.path.join(work, 'metrics-dir'), os.path.join(work, 'md')
+    subprocess.run(['rm', '-rf', mdir, out], check=True)
+    os.makedirs(mdir)
+    run_ = subprocess.Popen([trms, 'run', '--interval', '0.2',
+                             '--metrics-dir', mdir, '-o', out + '/', '--',
+                             program], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    during = None
+    while run_.poll() is None and during is None:
+        found = glob.glob(os.path.join(mdir, '*.prom'))
+        if found:
+            with open(found[0], encoding='utf-8') as f:
+                during = f.read()
+        time.sleep(0.05)
+    err = run_.communicate()[1]
+    bad = []
+    if run_.returncode:
+        bad.append(f'trms run: exit {run_.returncode}: {err}')
+    files = os.listdir(mdir)
+    if len(files) != 1 or not files[0].endswith('.prom'):
+        bad.append(f'{mdir} holds {files}, not one .prom file')
+    final = {}
+    if files:
+        with open(os.path.join(mdir, files[0]), encoding='utf-8') as f:
+            final = activations_of(f.read())
+    want = collections.Counter()
+    for line in run(trms, 'report', '--tuples', out).splitlines()[1:]:
+        f = line.split('\t')
+        if f[2] == 'trms':
+            want[f[0]] += int(f[4])
+    if final != dict(want):
+        bad.append(f'at the end: {final}, the profile says {dict(want)}')
+    if during is None:
+        bad.append('no .prom file while the program ran')
+    else:
+        r = subprocess.run(['promtool', 'check', 'metrics'], input=during,
+                           capture_output=True, text=True, check=False)
+        if r.returncode:
+            bad.append(f'during the run, promtool: {r.stdout}{r.stderr}')
+        for region, n in activations_of(during).items():
+            if n > want[region]:
+                bad.append(f'during the run {region}: {n} > {want[region]}')
+    for b in bad:
+        print(f'--metrics-dir: {b}')
+    print(f'--metrics-dir: a file during the run '
+          f'({activations_of(during) if during else None}) and at the '
+          f'end ({final}); {len(bad)} differences')
+    return not bad
+
+
 def main():
     trms, work, programs = sys.argv[1], sys.argv[2], sys.argv[3:]
     os.makedirs(work, exist_ok=True)
@@ -111,6 +175,7 @@ def main():
     for p in profiles:
         ok &= check(trms, os.path.basename(p), [p])
     ok &= check(trms, 'merged', profiles)
+    ok &= check_metrics_dir(trms, work, programs[0])
     return 0 if ok else 1
 
 

@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "run_collector.h"
 #include "run_command.h"
+#include "run_metrics.h"
 #include "run_place.h"
 #include "output/run_protocol.h"
 #include "run_signals.h"
@@ -68,6 +69,12 @@ static const char usage_head[] =
 	"                         its user may\n"
 	"      --all              keep the profiles of processes that\n"
 	"                         recorded nothing too\n"
+	"      --metrics-dir DIR  write the run's metrics into DIR (a\n"
+	"                         node-exporter textfile-collector\n"
+	"                         directory) as trms-NAME-PID.prom, whole:\n"
+	"                         every --interval seconds (else every 10 s)\n"
+	"                         from the windows so far, and at the end\n"
+	"                         (trms report --prometheus; docs/metrics.md)\n"
 	"      --partitions K     run COMMAND K times, one after the other,\n"
 	"                         each measuring only the regions in its part\n"
 	"                         of K (TRMS_PARTITION=I/K), their profiles in\n"
@@ -112,7 +119,8 @@ static const char usage_tail[] =
 
 /* Options without a short form, and the settings' long-only options
  * (OPT_SETTING + their index in the table). */
-enum { OPT_ALL = 256, OPT_LIBRARY, OPT_PARTITIONS, OPT_SETTING };
+enum { OPT_ALL = 256, OPT_LIBRARY, OPT_PARTITIONS, OPT_METRICS_DIR,
+       OPT_SETTING };
 
 /* The column the options' help starts in, and the width of the text. */
 #define HELP_COLUMN 25
@@ -153,6 +161,7 @@ struct run_options {
 	int verbose;
 	bool keep_empty;
 	unsigned partitions; /* 0: one run, measuring every region */
+	const char *metrics_dir;
 };
 
 #define MAX_OPTIONS 32
@@ -167,6 +176,7 @@ static void option_tables(struct option *longopts, char *shorts)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "library", required_argument, NULL, OPT_LIBRARY },
 		{ "partitions", required_argument, NULL, OPT_PARTITIONS },
+		{ "metrics-dir", required_argument, NULL, OPT_METRICS_DIR },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	size_t n_settings, n = 0;
@@ -231,6 +241,9 @@ static int parse_options(int argc, char **argv, struct run_options *o)
 		case OPT_LIBRARY:
 			o->library = optarg;
 			break;
+		case OPT_METRICS_DIR:
+			o->metrics_dir = optarg;
+			break;
 		case OPT_PARTITIONS: {
 			char *end;
 			unsigned long k = strtoul(optarg, &end, 10);
@@ -272,6 +285,7 @@ struct run {
 	struct run_place place;
 	struct run_collector collector;
 	int signal_fd;
+	struct run_metrics metrics; /* --metrics-dir */
 };
 
 /* The library to preload.  @return 0, or the exit status of bad usage. */
@@ -311,6 +325,25 @@ static int set_environment(const struct run *r)
 	return 0;
 }
 
+/* --metrics-dir: every window's interval (TRMS_INTERVAL, set by
+ * --interval too), else every 10 s.  @return 0, or -1 with a message. */
+static int prepare_metrics(struct run *r)
+{
+	const char *interval = getenv("TRMS_INTERVAL");
+	double seconds = interval ? strtod(interval, NULL) : 0;
+
+	if (!r->place.directory) {
+		fprintf(stderr, "trms run: --metrics-dir needs the profiles in "
+				"a directory (-o DIR/ or the default)\n");
+		return -1;
+	}
+	return run_metrics_init(&r->metrics, r->options.metrics_dir,
+				r->place.directory, r->command[0],
+				seconds > 0 ? (uint64_t)(seconds * 1000) : 10000)
+		       ? -1
+		       : 0;
+}
+
 /* The place, the socket, the signals and the environment, before the
  * command starts.  @return 0, or 1 with nothing left behind. */
 static int prepare(struct run *r)
@@ -320,6 +353,11 @@ static int prepare(struct run *r)
 	if (run_place_choose(&r->place, r->options.output, r->command[0]))
 		return 1;
 	run_place_check(&r->place);
+	if (r->options.metrics_dir && prepare_metrics(r)) {
+		run_place_remove_if_empty(&r->place, 0);
+		run_place_free(&r->place);
+		return 1;
+	}
 	if (run_collector_open(&r->collector, r->place.directory,
 			       r->place.name_template ? r->place.name_template
 						      : "",
@@ -380,12 +418,15 @@ static int run(struct run *r)
 		fprintf(stderr, "trms run: %s: %s\n", r->command[0],
 			strerror(exec_error));
 	else if (child > 0)
-		status = run_wait(&r->collector, r->signal_fd, child);
+		status = run_wait(&r->collector, r->signal_fd, child,
+				  r->options.metrics_dir ? &r->metrics : NULL);
 	close(r->signal_fd);
 	if (status >= 0)
 		finish(r, child, status);
 	else
 		run_place_remove_if_empty(&r->place, 0);
+	if (status >= 0 && r->options.metrics_dir)
+		run_metrics_write(&r->metrics, true);
 	run_collector_close(&r->collector);
 	run_place_free(&r->place);
 	fflush(stderr);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "output/run_protocol.h"
+#include "run_metrics.h"
 #include "run_summary.h"
 #include "xalloc.h"
 
@@ -159,7 +160,8 @@ static bool take_signals(int signal_fd, pid_t child, int *status)
 	return false;
 }
 
-int run_wait(struct run_collector *c, int signal_fd, pid_t child)
+int run_wait(struct run_collector *c, int signal_fd, pid_t child,
+	     struct run_metrics *metrics)
 {
 	int status;
 
@@ -168,7 +170,10 @@ int run_wait(struct run_collector *c, int signal_fd, pid_t child)
 		struct pollfd *fds = xcalloc(cap, sizeof(*fds));
 		fds[0] = (struct pollfd){ signal_fd, POLLIN, 0 };
 		size_t n = 1 + run_collector_pollfds(c, fds + 1, cap - 1);
-		int r = poll(fds, n, run_collector_wait_ms(c));
+		int wait = run_collector_wait_ms(c);
+		if (metrics && (wait < 0 || run_metrics_wait_ms(metrics) < wait))
+			wait = run_metrics_wait_ms(metrics);
+		int r = poll(fds, n, wait);
 		if (r < 0 && errno != EINTR) {
 			int e = errno;
 			free(fds);
@@ -178,6 +183,8 @@ int run_wait(struct run_collector *c, int signal_fd, pid_t child)
 			run_collector_serve(c, fds + 1, n - 1);
 		bool signalled = r > 0 && fds[0].revents;
 		free(fds);
+		if (metrics && !run_metrics_wait_ms(metrics))
+			run_metrics_write(metrics, false);
 		if (signalled && take_signals(signal_fd, child, &status))
 			return status;
 	}

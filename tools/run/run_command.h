@@ -32,9 +32,13 @@ int run_set_preload(const char *library);
  * *@exec_error: the errno of a failed exec (the child has ended then). */
 pid_t run_start(char **argv, const struct run_signals *s, int *exec_error);
 
+struct run_metrics;
+
 /* Serve the processes on @c and pass the signals of @signal_fd on to
- * @child until it ends.  @return its wait status, or -errno. */
-int run_wait(struct run_collector *c, int signal_fd, pid_t child);
+ * @child until it ends; write @metrics (if not NULL) when due.  @return
+ * its wait status, or -errno. */
+int run_wait(struct run_collector *c, int signal_fd, pid_t child,
+	     struct run_metrics *metrics);
 
 /* The processes of the run still running after the command, given a
  * moment to finish (those that end just after it).  @return how many;
