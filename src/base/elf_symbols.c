@@ -258,17 +258,21 @@ static bool next_table(const struct elf_file *f, unsigned type, size_t *next,
 }
 
 /* Of aliases (symbols of one start and size), how good a name @sym is,
- * lower better: a global name before a local one, a name without a
- * version (sem_post@@GLIBC_2.34) before one with, the C library's
- * internal aliases (__GI_*) last -- a debug file's .symtab has them all. */
+ * lower better: a global name before a local one, the C library's
+ * internal aliases (__GI_*) last, and fewer leading underscores first
+ * (clock_gettime before __clock_gettime); a symbol's default version
+ * (name@@V) counts as its name, an older one (name@V) a little worse --
+ * a debug file's .symtab has them all. */
 static unsigned alias_rank(const struct table *t, const Elf64_Sym *sym)
 {
 	const char *name = t->str + sym->st_name;
-	size_t room = t->str_size - sym->st_name;
+	size_t len = strnlen(name, t->str_size - sym->st_name);
+	const char *at = memchr(name, '@', len);
+	unsigned underscores = name[0] == '_' ? (name[1] == '_' ? 2 : 1) : 0;
 
-	return (ELF64_ST_BIND(sym->st_info) == STB_LOCAL ? 2 : 0) +
-	       (memchr(name, '@', strnlen(name, room)) ? 1 : 0) +
-	       (!strncmp(name, "__GI_", 5) ? 4 : 0);
+	return (ELF64_ST_BIND(sym->st_info) == STB_LOCAL ? 8 : 0) +
+	       (!strncmp(name, "__GI_", 5) ? 16 : 0) + underscores +
+	       (at && at[1] != '@' ? 4 : 0);
 }
 
 /* Is @sym a function that can be named? */

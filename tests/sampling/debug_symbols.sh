@@ -4,7 +4,9 @@
 # id under /usr/lib/debug/.build-id/ (libc6-dbg, which the tests'
 # dependencies install): PROGRAM (sm_qsort.c) spends its time in qsort's
 # internal merge sort; the profile the library writes names it, and
-# `trms report --folded` shows it.
+# `trms report --folded` shows it.  And frames in the vDSO (PROGRAM's
+# clock_gettime loop), which has no file, are named by trms report from
+# its own vDSO: no linux-vdso.so.1+0xOFFSET is left.
 set -eu
 trms=$1 program=$2 work=$3
 libc=$(ldd "$program" | sed -n 's/.*libc\.so\.6 => \([^ ]*\) .*/\1/p')
@@ -35,6 +37,16 @@ grep -q '^symbol .*msort_with_tmp' "$profile" || {
 grep -q 'qsort[^;]*;msort_with_tmp' "$work/folded" || {
 	echo "trms report --folded has no qsort;msort_with_tmp:"
 	head "$work/folded"
+	exit 1
+}
+if grep -q 'linux-vdso\.so\.1+' "$work/folded"; then
+	echo "vDSO frames left unnamed:"
+	grep 'linux-vdso' "$work/folded" | head -3
+	exit 1
+fi
+grep -q 'main;clock_gettime;' "$work/folded" || {
+	echo "no samples in clock_gettime's vDSO code (main;clock_gettime;...):"
+	grep clock_gettime "$work/folded" | head -3
 	exit 1
 }
 echo "C library frames named from $debug: $(grep -c msort_with_tmp "$work/folded") stacks in msort_with_tmp"

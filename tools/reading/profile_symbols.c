@@ -7,9 +7,14 @@
 #define _GNU_SOURCE
 #include "lookups.h"
 
+#include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "demangle.h"
 #include "format/profile_format.h"
@@ -43,19 +48,51 @@ static char *origin_name(const char *name)
 	return xstrndup(name, elf_symbol_origin_length(name));
 }
 
+/* The vDSO, which has no file: this process's own (the kernel's, the
+ * same on the machine that wrote the profile if it is this one), copied
+ * into a memory file for the ELF reader. */
+static struct elf_symbols *vdso_symbols(void)
+{
+	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	char path[64];
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return NULL;
+	/* Its section headers come last in the image. */
+	size_t size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	int fd = memfd_create("trms-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct elf_symbols *s = NULL;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (write(fd, eh, size) == (ssize_t)size)
+		s = elf_symbols_load(path);
+	close(fd);
+	return s;
+}
+
+/* The symbols of @m's file; NULL if it has none or is not a regular file
+ * (opening a FIFO would wait for a writer, and opening a device may do
+ * something). */
+static struct elf_symbols *symbols_of(const struct profile_module *m)
+{
+	struct stat st;
+
+	if (!strcmp(m->path, "linux-vdso.so.1"))
+		return vdso_symbols();
+	if (stat(m->path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	return elf_symbols_load(m->path);
+}
+
 /* Names, from the module's file, for the frames of @m the profile did not
  * name, and the functions among its regions: all of them at once. */
 static void look_up_symbols(struct profile_doc *doc,
 			    const struct profile_module *m)
 {
-	struct stat st;
-
 	lookups_of(doc)->symbols_done[m - doc->modules] = true;
-	/* A regular file only: opening a FIFO would wait for a writer, and
-	 * opening a device may do something. */
-	if (stat(m->path, &st) != 0 || !S_ISREG(st.st_mode))
-		return;
-	struct elf_symbols *symbols = elf_symbols_load(m->path);
+	struct elf_symbols *symbols = symbols_of(m);
 	if (!symbols)
 		return;
 	struct profile_symbol *found =
