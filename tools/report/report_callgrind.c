@@ -37,7 +37,6 @@
 
 struct function {
 	char *name, *file;
-	uint64_t self; /* samples that ended in it */
 };
 
 /* Samples that ended at one line of a function. */
@@ -101,21 +100,19 @@ static size_t function_of(struct callgrind *g, char *name, char *file)
 		return (size_t)(uintptr_t)found->data;
 	}
 	GROW(g->fns, g->n_fns, g->cap_fns);
-	g->fns[g->n_fns] = (struct function){ name, file, 0 };
+	g->fns[g->n_fns] = (struct function){ name, file };
 	key.data = (void *)(uintptr_t)g->n_fns;
 	if (!hsearch_r(key, ENTER, &found, &g->names))
 		out_of_memory();
 	return g->n_fns++;
 }
 
+/* Each node adds its self line and its edge; those of the same function
+ * and line, or caller, callee and line, are added up once the tree is
+ * walked (merge_selfs, merge_edges): sorting, not a search per node. */
 static void add_self(struct callgrind *g, size_t fn, unsigned line,
 		     uint64_t samples)
 {
-	for (size_t i = 0; i < g->n_selfs; i++)
-		if (g->selfs[i].fn == fn && g->selfs[i].line == line) {
-			g->selfs[i].samples += samples;
-			return;
-		}
 	GROW(g->selfs, g->n_selfs, g->cap_selfs);
 	g->selfs[g->n_selfs++] = (struct self_line){ fn, line, samples };
 }
@@ -144,15 +141,6 @@ static void add_edge(struct callgrind *g, const struct path *p,
 	unsigned line = p->line[p->depth - 2];
 	bool counted = !on_path_above(p, callee);
 
-	for (size_t i = 0; i < g->n_edges; i++) {
-		struct edge *e = &g->edges[i];
-		if (e->caller == caller && e->callee == callee &&
-		    e->line == line) {
-			e->contexts++;
-			e->samples += counted ? samples : 0;
-			return;
-		}
-	}
 	GROW(g->edges, g->n_edges, g->cap_edges);
 	g->edges[g->n_edges++] = (struct edge){
 		caller, callee, line, p->line[p->depth - 1], 1,
@@ -176,14 +164,66 @@ static void walk(struct callgrind *g, struct path *p,
 	p->fn[p->depth] = fn;
 	p->line[p->depth] = line;
 	p->depth++;
-	if (n->samples) {
-		g->fns[fn].self += n->samples;
+	if (n->samples)
 		add_self(g, fn, line, n->samples);
-	}
 	add_edge(g, p, n->total_samples);
 	for (size_t i = 0; i < n->n_children; i++)
 		walk(g, p, n->children[i]);
 	p->depth--;
+}
+
+static int by_function_line(const void *a, const void *b)
+{
+	const struct self_line *x = a, *y = b;
+
+	if (x->fn != y->fn)
+		return x->fn < y->fn ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+static int by_caller_callee_line(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->caller != y->caller)
+		return x->caller < y->caller ? -1 : 1;
+	if (x->callee != y->callee)
+		return x->callee < y->callee ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/* The self lines sorted by function and line, those of one added up. */
+static void merge_selfs(struct callgrind *g)
+{
+	size_t out = 0;
+
+	qsort(g->selfs, g->n_selfs, sizeof(*g->selfs), by_function_line);
+	for (size_t i = 0; i < g->n_selfs; i++) {
+		if (out && !by_function_line(&g->selfs[out - 1], &g->selfs[i]))
+			g->selfs[out - 1].samples += g->selfs[i].samples;
+		else
+			g->selfs[out++] = g->selfs[i];
+	}
+	g->n_selfs = out;
+}
+
+/* The edges sorted by caller, callee and line, those of one added up:
+ * their contexts counted, their samples summed. */
+static void merge_edges(struct callgrind *g)
+{
+	size_t out = 0;
+
+	qsort(g->edges, g->n_edges, sizeof(*g->edges), by_caller_callee_line);
+	for (size_t i = 0; i < g->n_edges; i++) {
+		struct edge *last = out ? &g->edges[out - 1] : NULL;
+		if (last && !by_caller_callee_line(last, &g->edges[i])) {
+			last->contexts += g->edges[i].contexts;
+			last->samples += g->edges[i].samples;
+		} else {
+			g->edges[out++] = g->edges[i];
+		}
+	}
+	g->n_edges = out;
 }
 
 /* How many nodes the tree has, to size the table of names. */
@@ -196,58 +236,54 @@ static size_t count_nodes(const struct view_node *n)
 	return count;
 }
 
+/* "fl=(id)" or "cfi=(id)", and with its name the first time: callgrind's
+ * name compression; a function's file has the function's number. */
+static void print_ref(FILE *out, const char *field, size_t id,
+		      const char *name, bool named)
+{
+	if (named)
+		fprintf(out, "%s=(%zu)\n", field, id + 1);
+	else
+		fprintf(out, "%s=(%zu) %s\n", field, id + 1, name);
+}
+
+/* @g's selfs and edges merged: each function's self lines and calls are
+ * one run of each, in function order. */
 static void write_file(FILE *out, const struct callgrind *g, uint64_t total)
 {
+	/* Whether a function's name and file were given yet. */
 	bool *named = xcalloc(g->n_fns ? g->n_fns : 1, sizeof(*named));
-	bool *filed = xcalloc(g->n_fns ? g->n_fns : 1, sizeof(*filed));
+	size_t s = 0, e = 0;
 
 	fprintf(out, "# callgrind format\nversion: 1\ncreator: trms report "
 		     "--callgrind\npositions: line\nevents: Samples\n"
 		     "summary: %" PRIu64 "\n", total);
 	for (size_t fn = 0; fn < g->n_fns; fn++) {
 		const struct function *f = &g->fns[fn];
-		/* A function's file, named once by number as callgrind's
-		 * name compression allows; "???" where there are no lines. */
-		if (filed[fn])
-			fprintf(out, "\nfl=(%zu)\n", fn + 1);
-		else
-			fprintf(out, "\nfl=(%zu) %s\n", fn + 1,
-				f->file ? f->file : "???");
-		filed[fn] = true;
-		if (named[fn])
-			fprintf(out, "fn=(%zu)\n", fn + 1);
-		else
-			fprintf(out, "fn=(%zu) %s\n", fn + 1, f->name);
+		fputc('\n', out);
+		/* "???" where there are no lines. */
+		print_ref(out, "fl", fn, f->file ? f->file : "???", named[fn]);
+		print_ref(out, "fn", fn, f->name, named[fn]);
 		named[fn] = true;
-		for (size_t i = 0; i < g->n_selfs; i++)
-			if (g->selfs[i].fn == fn)
-				fprintf(out, "%u %" PRIu64 "\n",
-					g->selfs[i].line, g->selfs[i].samples);
-		for (size_t i = 0; i < g->n_edges; i++) {
-			const struct edge *e = &g->edges[i];
-			if (e->caller != fn)
-				continue;
-			const struct function *c = &g->fns[e->callee];
-			if (filed[e->callee])
-				fprintf(out, "cfi=(%zu)\n", e->callee + 1);
-			else
-				fprintf(out, "cfi=(%zu) %s\n", e->callee + 1,
-					c->file ? c->file : "???");
-			filed[e->callee] = true;
-			if (named[e->callee])
-				fprintf(out, "cfn=(%zu)\n", e->callee + 1);
-			else
-				fprintf(out, "cfn=(%zu) %s\n", e->callee + 1,
-					c->name);
-			named[e->callee] = true;
+		for (; s < g->n_selfs && g->selfs[s].fn == fn; s++)
+			fprintf(out, "%u %" PRIu64 "\n", g->selfs[s].line,
+				g->selfs[s].samples);
+		for (; e < g->n_edges && g->edges[e].caller == fn; e++) {
+			const struct edge *c = &g->edges[e];
+			const struct function *callee = &g->fns[c->callee];
+			print_ref(out, "cfi", c->callee,
+				  callee->file ? callee->file : "???",
+				  named[c->callee]);
+			print_ref(out, "cfn", c->callee, callee->name,
+				  named[c->callee]);
+			named[c->callee] = true;
 			fprintf(out, "calls=%" PRIu64 " %u\n%u %" PRIu64 "\n",
-				e->contexts, e->callee_line, e->line,
-				e->samples);
+				c->contexts, c->callee_line, c->line,
+				c->samples);
 		}
 	}
 	fprintf(out, "\ntotals: %" PRIu64 "\n", total);
 	free(named);
-	free(filed);
 }
 
 int view_write_callgrind(const struct view *v, FILE *out)
@@ -265,6 +301,8 @@ int view_write_callgrind(const struct view *v, FILE *out)
 	p.depth = 1;
 	for (size_t i = 0; i < v->root.n_children; i++)
 		walk(&g, &p, v->root.children[i]);
+	merge_selfs(&g);
+	merge_edges(&g);
 	write_file(out, &g, v->root.total_samples);
 	hdestroy_r(&g.names);
 	for (size_t i = 0; i < g.n_fns; i++) {
