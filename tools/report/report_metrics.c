@@ -9,6 +9,7 @@
  * run, then each family is printed whole, as the formats require.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,6 @@ struct series {
 	const struct report_row *first; /* its region and thread */
 	uint64_t activations, cost, cells_trms, cells_rms;
 	uint64_t induced_thread, induced_external;
-	uint64_t sizes_sum;
 	uint64_t buckets[BUCKETS];
 };
 
@@ -65,7 +65,6 @@ static struct series *gather(const struct report *r, size_t *count)
 		s->activations += d->count;
 		s->cost += d->sum;
 		s->cells_trms += d->n * d->count;
-		s->sizes_sum += d->n * d->count;
 		s->induced_thread += d->induced_thread;
 		s->induced_external += d->induced_external;
 		s->buckets[bucket_of(d->n)] += d->count;
@@ -114,34 +113,25 @@ static void family(FILE *out, bool openmetrics, const char *name,
 		fprintf(out, "# UNIT %s %s\n", name, unit);
 }
 
-/* A counter family: for each series the value @field gives, labelled
- * with @extra too. */
+/* A counter family: for each series its field at offset @field (a
+ * uint64_t of struct series), times @scale, labelled with @extra too. */
 static void counter(FILE *out, const struct series *all, size_t n,
-		    const char *name, const char *extra,
-		    uint64_t (*field)(const struct series *), double scale)
+		    const char *name, const char *extra, size_t field,
+		    double scale)
 {
 	for (size_t i = 0; i < n; i++) {
+		uint64_t value;
+		memcpy(&value, (const char *)&all[i] + field, sizeof(value));
 		fprintf(out, "%s_total", name);
 		print_labels(out, &all[i], extra);
 		if (scale == 1)
-			fprintf(out, " %" PRIu64 "\n", field(&all[i]));
+			fprintf(out, " %" PRIu64 "\n", value);
 		else
-			fprintf(out, " %.9g\n", (double)field(&all[i]) * scale);
+			fprintf(out, " %.9g\n", (double)value * scale);
 	}
 }
 
-static uint64_t activations(const struct series *s) { return s->activations; }
-static uint64_t cost(const struct series *s) { return s->cost; }
-static uint64_t cells_trms(const struct series *s) { return s->cells_trms; }
-static uint64_t cells_rms(const struct series *s) { return s->cells_rms; }
-static uint64_t from_threads(const struct series *s)
-{
-	return s->induced_thread;
-}
-static uint64_t external(const struct series *s)
-{
-	return s->induced_external;
-}
+#define FIELD(name) offsetof(struct series, name)
 
 static void histogram(FILE *out, const struct series *all, size_t n,
 		      const char *name)
@@ -170,7 +160,8 @@ static void histogram(FILE *out, const struct series *all, size_t n,
 		print_labels(out, &all[i], NULL);
 		fprintf(out, " %" PRIu64 "\n%s_sum", all[i].activations, name);
 		print_labels(out, &all[i], NULL);
-		fprintf(out, " %" PRIu64 "\n", all[i].sizes_sum);
+		/* The histogram's sum is the trms input cells. */
+		fprintf(out, " %" PRIu64 "\n", all[i].cells_trms);
 	}
 }
 
@@ -184,29 +175,30 @@ void report_print_metrics(const struct report *r, bool openmetrics,
 
 	family(out, openmetrics, "trms_activations", "counter", NULL,
 	       "Activations of the region measured.");
-	counter(out, all, n, "trms_activations", NULL, activations, 1);
+	counter(out, all, n, "trms_activations", NULL, FIELD(activations), 1);
 	family(out, openmetrics, cost_name, "counter",
 	       ns ? "seconds" : "events",
 	       ns ? "Time of the region's measured activations, the "
 		    "profiler's own excluded."
 		  : "Cost of the region's measured activations in events "
 		    "(trms_read and trms_write calls).");
-	counter(out, all, n, cost_name, NULL, cost, ns ? 1e-9 : 1);
+	counter(out, all, n, cost_name, NULL, FIELD(cost), ns ? 1e-9 : 1);
 	family(out, openmetrics, "trms_input_cells", "counter", "cells",
 	       "Input of the measured activations in memory cells: size "
 	       "trms (threaded read memory size) or rms (read memory size).");
-	counter(out, all, n, "trms_input_cells", "size=\"trms\"", cells_trms,
-		1);
-	counter(out, all, n, "trms_input_cells", "size=\"rms\"", cells_rms, 1);
+	counter(out, all, n, "trms_input_cells", "size=\"trms\"",
+		FIELD(cells_trms), 1);
+	counter(out, all, n, "trms_input_cells", "size=\"rms\"",
+		FIELD(cells_rms), 1);
 	family(out, openmetrics, "trms_induced_input_cells", "counter",
 	       "cells",
 	       "Input cells another thread (thread) or the kernel, from "
 	       "files and sockets (external), wrote since the activation's "
 	       "thread last read them.");
 	counter(out, all, n, "trms_induced_input_cells", "source=\"thread\"",
-		from_threads, 1);
+		FIELD(induced_thread), 1);
 	counter(out, all, n, "trms_induced_input_cells",
-		"source=\"external\"", external, 1);
+		"source=\"external\"", FIELD(induced_external), 1);
 	family(out, openmetrics, "trms_input_size_cells", "histogram",
 	       "cells", "The measured activations by their input size (trms) "
 			"in cells.");
