@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include "run_metrics.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -20,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "profile_paths.h"
 #include "xalloc.h"
 
 static uint64_t now_ms(void)
@@ -63,54 +63,26 @@ int run_metrics_wait_ms(const struct run_metrics *m)
 	return m->next_ms > now ? (int)(m->next_ms - now) : 0;
 }
 
-/* Is @name a window's (NAME.wN.trms)? */
-static bool is_window(const char *name)
-{
-	size_t len = strlen(name);
-	const char *w = len > 5 ? memrchr(name, '.', len - 5) : NULL;
-
-	if (!w || strcmp(name + len - 5, ".trms") || w[1] != 'w')
-		return false;
-	for (const char *p = w + 2; p < name + len - 5; p++)
-		if (*p < '0' || *p > '9')
-			return false;
-	return w + 2 < name + len - 5;
-}
-
 /* `trms report --prometheus` and its profiles: the windows in the run's
  * directory, or its directory (its profiles at exit); NULL if there are
  * no windows yet. */
 static char **report_command(const struct run_metrics *m, bool at_end)
 {
-	size_t n = 0, cap = 16;
-	char **argv = xcalloc(cap, sizeof(*argv));
+	static const char *const head[] = { "trms", "report", "--prometheus" };
+	struct profile_paths windows = { 0 };
+	char *dir = (char *)m->profiles, err[256];
 
-	argv[n++] = xstrdup("trms");
-	argv[n++] = xstrdup("report");
-	argv[n++] = xstrdup("--prometheus");
-	if (at_end) {
-		argv[n++] = xstrdup(m->profiles);
-		return argv;
-	}
-	DIR *d = opendir(m->profiles);
-	for (struct dirent *e; d && (e = readdir(d));) {
-		if (!is_window(e->d_name))
-			continue;
-		if (n + 2 > cap) {
-			cap *= 2;
-			argv = xrealloc(argv, cap * sizeof(*argv));
-		}
-		xasprintf(&argv[n], "%s/%s", m->profiles, e->d_name);
-		argv[++n] = NULL;
-	}
-	if (d)
-		closedir(d);
-	if (n == 3) {
-		for (size_t i = 0; i < n; i++)
-			free(argv[i]);
-		free(argv);
+	if (!at_end &&
+	    profile_paths_expand_windows(&dir, 1, true, &windows, err,
+					 sizeof(err)))
 		return NULL;
-	}
+	size_t n = at_end ? 1 : windows.n;
+	char **argv = xcalloc(3 + n + 1, sizeof(*argv));
+	for (size_t i = 0; i < 3; i++)
+		argv[i] = xstrdup(head[i]);
+	for (size_t i = 0; i < n; i++)
+		argv[3 + i] = xstrdup(at_end ? dir : windows.paths[i]);
+	profile_paths_free(&windows);
 	return argv;
 }
 
