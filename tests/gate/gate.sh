@@ -19,7 +19,13 @@
 #  - nested skipped activations deeper than the inline stack, a region
 #    inside itself, and an end naming another region than the innermost
 #    (refused with -EINVAL): everything ends, the stack is empty, and a
-#    sampled run's tuples are a full run's, with the same costs.
+#    sampled run's tuples are a full run's, with the same costs;
+#  - reads before, inside and after a region in one function (the gate's
+#    flags, which the inline forms let the compiler keep in a register
+#    through a loop of reads, are read again after the begin): a sampled
+#    run's tuples are a full run's.
+# The inline checks run on the project's build of PROGRAM, on a build by
+# the same compiler with -O2, and on one by Clang -O2 if it is installed.
 set -u
 trms=$1 prog=$2 calls=$3 shim=$4 dir=$5/gate-test include=$6 libdir=$7
 here=$(dirname "$0")
@@ -89,9 +95,19 @@ sys.exit(abs(m - n / 1000) > 5 * math.sqrt(n / 1000 * (1 - 1 / 1000)))" ||
 	python3 "$here/../selection/compare.py" "$dir/nested-full.trms" \
 		"$dir/nested-sample.trms" >"$dir/nested.compare" ||
 		fail "$cc: nested, 1 in 2: $(cat "$dir/nested.compare")"
+
+	run spans-full "$p" spans 2000
+	run spans-sample TRMS_ACTIVATION_SAMPLE=2 "$p" spans 2000
+	python3 "$here/../selection/compare.py" "$dir/spans-full.trms" \
+		"$dir/spans-sample.trms" >"$dir/spans.compare" ||
+		fail "$cc: spans, 1 in 2: $(cat "$dir/spans.compare")"
 }
 
 inline_checks cc "$prog"
+${CC:-cc} -O2 -I"$include" "$here/gate_prog.c" -o "$dir/gate-prog-O2" \
+	-L"$libdir" -ltrms -Wl,-rpath,"$libdir" ||
+	fail "${CC:-cc} -O2 could not build gate_prog.c"
+inline_checks "${CC:-cc} -O2" "$dir/gate-prog-O2"
 if command -v clang >/dev/null 2>&1; then
 	clang -O2 -I"$include" "$here/gate_prog.c" -o "$dir/gate-prog-clang" \
 		-L"$libdir" -ltrms -Wl,-rpath,"$libdir" ||

@@ -7,6 +7,10 @@
  *   nested      activations 40 deep (deeper than the inline stack), a
  *               region called inside itself, an end that names another
  *               region than the innermost (refused), all ended;
+ *   spans N     N activations of region "span", each reading 8 cells,
+ *               with reads of other cells before and after it in the
+ *               same function: a compiler that kept the gate's flags in
+ *               a register across the begin would skip the reads inside;
  * then prints "depth T B rc R": the inline stack's top and base (0 0:
  * nothing left open) and what the mismatched end returned.
  */
@@ -26,6 +30,20 @@ static void loop(long n)
 			trms_read(&cells[(i + k) % 64], sizeof(int));
 		trms_write(&cells[i % 64], sizeof(int));
 		trms_region_end("loop");
+	}
+}
+
+static void spans(long n)
+{
+	for (long i = 0; i < n; i++) {
+		for (int k = 0; k < 4; k++)
+			trms_read(&cells[48 + k], sizeof(int));
+		trms_region_begin("span");
+		for (int k = 0; k < 8; k++)
+			trms_read(&cells[(i + k) % 32], sizeof(int));
+		trms_region_end("span");
+		for (int k = 0; k < 4; k++)
+			trms_read(&cells[52 + k], sizeof(int));
 	}
 }
 
@@ -52,6 +70,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "loop")) {
 		loop(atol(argv[2]));
+	} else if (argc == 3 && !strcmp(argv[1], "spans")) {
+		spans(atol(argv[2]));
 	} else if (argc == 2 && !strcmp(argv[1], "nested")) {
 		for (int round = 0; round < 200; round++) {
 			deep(0);
