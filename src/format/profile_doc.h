@@ -48,6 +48,12 @@ struct profile_thread {
 	uint64_t samples, cpu_ns;
 	/* The library's own time: metered, and samples inside it. */
 	uint64_t library_ns, library_samples;
+	/* Ended threads folded into this one (in a window: since the window
+	 * before), and in a window, the thread this one is folded into
+	 * after it. */
+	uint64_t ended_threads;
+	bool has_folded_into;
+	uint32_t folded_into;
 };
 
 struct profile_tuple {

@@ -228,6 +228,8 @@ static uint64_t *thread_counter(struct profile_thread *th,
 		return &th->library_samples;
 	case PROFILE_THREAD_LIBRARY_NS:
 		return &th->library_ns;
+	case PROFILE_THREAD_ENDED_THREADS:
+		return &th->ended_threads;
 	default:
 		return NULL;
 	}
@@ -262,6 +264,11 @@ static int read_thread_field(struct reading *r, struct profile_thread *th,
 		if (!parse_u32(value, &th->creator))
 			return bad(r, "bad creator '%s'", value);
 		th->has_creator = true;
+		return 0;
+	case PROFILE_THREAD_FOLDED_INTO:
+		if (!parse_u32(value, &th->folded_into))
+			return bad(r, "bad folded_into '%s'", value);
+		th->has_folded_into = true;
 		return 0;
 	case PROFILE_THREAD_CONTEXT:
 		return read_context(r, th, value);

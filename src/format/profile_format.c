@@ -39,6 +39,8 @@ static const char *const thread_key_words[PROFILE_THREAD_KEYS] = {
 	[PROFILE_THREAD_CPU_NS] = "cpu_ns",
 	[PROFILE_THREAD_LIBRARY_SAMPLES] = "library_samples",
 	[PROFILE_THREAD_LIBRARY_NS] = "library_ns",
+	[PROFILE_THREAD_ENDED_THREADS] = "ended_threads",
+	[PROFILE_THREAD_FOLDED_INTO] = "folded_into",
 };
 
 /* The index of @word among the @n @words, or -1. */

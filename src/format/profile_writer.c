@@ -210,6 +210,10 @@ void profile_writer_thread(struct profile_writer *w,
 			  info->library_samples);
 	}
 	put_field(w, PROFILE_THREAD_LIBRARY_NS, info->library_ns);
+	if (info->ended_threads)
+		put_field(w, PROFILE_THREAD_ENDED_THREADS, info->ended_threads);
+	if (info->has_folded_into)
+		put_field(w, PROFILE_THREAD_FOLDED_INTO, info->folded_into);
 	put(w, "\n");
 }
 

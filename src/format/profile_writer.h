@@ -81,6 +81,13 @@ struct thread_info {
 	/* The library's own time in this thread: metered (ns), and the
 	 * samples that found the thread inside it. */
 	uint64_t library_ns, library_samples;
+	/* The thread that holds ended threads folded into it: how many
+	 * (in a window, how many since the window before). */
+	uint64_t ended_threads;
+	/* In a window: after it, this thread is folded into thread
+	 * folded_into (its activations are that one's from then on). */
+	bool has_folded_into;
+	uint32_t folded_into;
 };
 
 void profile_writer_thread(struct profile_writer *w,

@@ -227,6 +227,15 @@ static bool window_ready(const struct trms_thread *t)
 	return t->windows && t->windows->n_in_window;
 }
 
+/* @t has a line in the window being written: a part, or a fold to say
+ * (thread_fold_choose). */
+static bool window_names(const struct trms_thread *t)
+{
+	return window_ready(t) ||
+	       (t->windows &&
+		(t->windows->fold_after || t->windows->ended_in_window));
+}
+
 /* TRMS_BUDGET's periods ended so far, all threads' (runtime.lock held). */
 static uint64_t budget_periods(void)
 {
@@ -245,7 +254,7 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 	bool win = window != NULL;
 
 	cds_list_for_each_entry(t, &runtime.threads, link) {
-		if (win && !window_ready(t))
+		if (win && !window_names(t))
 			continue;
 		struct thread_info info = {
 			.ordinal = t->ordinal,
@@ -267,6 +276,11 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 			.library_samples = cct_load(
 				&t->sampler.dropped[DROP_IN_LIBRARY]),
 			.library_ns = win ? 0 : library_ns(t),
+			.ended_threads = win ? t->windows->ended_in_window
+					     : __atomic_load_n(&t->ended_threads,
+							       __ATOMIC_RELAXED),
+			.has_folded_into = win && t->windows->fold_after,
+			.folded_into = win ? t->windows->fold_into : 0,
 		};
 		profile_writer_thread(w, &info);
 	}

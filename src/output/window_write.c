@@ -184,6 +184,10 @@ static void choose_tables(bool last)
 	struct trms_thread *t;
 
 	pthread_mutex_lock(&runtime.lock);
+	/* The last window folds nothing: what it would say would be said
+	 * of no later window. */
+	if (!last)
+		thread_fold_choose();
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		struct thread_windows *w = t->windows;
 		if (!w)
@@ -238,6 +242,7 @@ static void fold_window(bool last)
 			memcpy(w->base, w->at_cut, sizeof(w->base));
 		}
 	}
+	thread_fold_chosen();
 	pthread_mutex_unlock(&runtime.lock);
 	pthread_mutex_unlock(&runtime.flush_lock);
 	if (win.failed)

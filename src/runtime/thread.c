@@ -136,9 +136,11 @@ void thread_drop_pending(struct trms_thread *t)
  * keep their own numbers in the profile; each older one is folded into
  * one thread, named "N ended threads", that has their tuples, activation
  * counts, data moved, samples and call paths added together, and its
- * state is given back.  Not with windows (TRMS_INTERVAL): the windows
- * name a thread's tuples by its number, and the exit profile must be
- * their merge (docs/production.md, "Memory"). */
+ * state is given back.  With windows (TRMS_INTERVAL) the window writer
+ * folds them, after a window that says which ones it folds into which
+ * thread: the windows before name their tuples by their own numbers, and
+ * `trms merge` counts those as the folded thread's, so that the merge of
+ * the windows stays the profile at exit (docs/windows.md). */
 
 #define THREAD_ENDED_KEPT 256
 
@@ -160,6 +162,18 @@ static struct trms_thread *folded_thread(void)
 	selection_thread_init(&f->sel, 1, NULL);
 	f->dead = true;
 	f->ordinal = runtime.next_ordinal++;
+	text_format(f->name, sizeof(f->name), "ended threads");
+	if (config.interval_ns) {
+		f->windows = vm_alloc(sizeof(*f->windows));
+		if (!f->windows) {
+			tuple_table_fini(&f->tuples);
+			selection_thread_fini(&f->sel);
+			vm_free(f, sizeof(*f));
+			return NULL;
+		}
+		tuple_table_init(&f->windows->spare);
+		tuple_table_init(&f->windows->past);
+	}
 	cds_list_add_tail(&f->link, &runtime.threads);
 	return folded = f;
 }
@@ -215,11 +229,35 @@ static void add_sampler(struct sampler_thread *into,
 	add(&into->cpu_ns, sampler_thread_cpu_ns(from));
 }
 
-/* Add @t into @f; false (nothing changed) without the memory for it. */
-static bool fold(struct trms_thread *f, const struct trms_thread *t)
+/* Move @from's activations into @into; false (nothing moved) without the
+ * memory for it. */
+static bool move_tuples(struct tuple_table *into, struct tuple_table *from)
 {
-	if (!selection_room(&f->sel, &t->sel) ||
-	    tuple_table_absorb(&f->tuples, &t->tuples))
+	if (tuple_table_absorb(into, from))
+		return false;
+	tuple_table_clear(from);
+	return true;
+}
+
+/* Move @t's activations into @f's tables; false without the memory for
+ * all (what was moved stays moved: a later try moves the rest).  With
+ * windows, those in the windows written go to @f's past, those not in a
+ * window yet (recorded since the last cut: its cut is in its past) to
+ * the table @f's next window takes. */
+static bool fold_tuples(struct trms_thread *f, struct trms_thread *t)
+{
+	if (!t->windows)
+		return move_tuples(&f->tuples, &t->tuples);
+	return move_tuples(atomic_load(&f->recording),
+			   atomic_load(&t->recording)) &&
+	       move_tuples(&f->windows->past, &t->windows->past);
+}
+
+/* Add @t into @f; false (@t kept, its counters not added) without the
+ * memory for it. */
+static bool fold(struct trms_thread *f, struct trms_thread *t)
+{
+	if (!selection_room(&f->sel, &t->sel) || !fold_tuples(f, t))
 		return false;
 	add_selection(&f->sel, &t->sel);
 	add(&f->tuples.dropped, t->tuples.dropped);
@@ -237,9 +275,15 @@ static bool fold(struct trms_thread *f, const struct trms_thread *t)
 		add(&f->alive_until_ns, t->alive_until_ns - t->alive_from_ns);
 	if (!f->alive_until_ns)
 		f->alive_until_ns = 1;
+	/* A window has the counters' change since the last one: @t's part
+	 * not in a window yet is @f's from now on. */
+	if (t->windows)
+		for (size_t i = 0; i < sizeof(f->windows->base) /
+					       sizeof(f->windows->base[0]);
+		     i++)
+			f->windows->base[i] += t->windows->base[i];
 	n_folded++;
-	text_format(f->name, sizeof(f->name), "%llu ended threads",
-		    (unsigned long long)n_folded);
+	add(&f->ended_threads, 1);
 	return true;
 }
 
@@ -271,8 +315,7 @@ static void fold_ended(struct trms_thread *ending)
 {
 	struct trms_thread *t, *oldest = NULL;
 
-	/* With windows, a thread's tuples are in the windows under its
-	 * number: folded, the exit profile would not be their merge. */
+	/* With windows, the window writer folds (thread_fold_choose). */
 	if (config.interval_ns || ++ended_kept <= THREAD_ENDED_KEPT)
 		return;
 	cds_list_for_each_entry(t, &runtime.threads, link)
@@ -285,6 +328,50 @@ static void fold_ended(struct trms_thread *ending)
 		return; /* kept as it is: the limit of memory still holds */
 	release(oldest);
 	ended_kept--;
+}
+
+void thread_fold_choose(void)
+{
+	struct trms_thread *t;
+	size_t ended = 0;
+
+	cds_list_for_each_entry(t, &runtime.threads, link)
+		ended += t->dead && t != folded && t->windows &&
+			 !t->windows->fold_after;
+	if (ended <= THREAD_ENDED_KEPT)
+		return;
+	struct trms_thread *f = folded_thread();
+	if (!f || !f->windows)
+		return;
+	size_t extra = ended - THREAD_ENDED_KEPT;
+	cds_list_for_each_entry(t, &runtime.threads, link) {
+		struct thread_windows *w = t->windows;
+		if (!extra)
+			break;
+		if (!t->dead || t == f || !w || w->fold_after ||
+		    (w->cut && !w->ready))
+			continue;
+		w->fold_after = true;
+		w->fold_into = f->ordinal;
+		f->windows->ended_in_window++;
+		extra--;
+	}
+}
+
+void thread_fold_chosen(void)
+{
+	struct trms_thread *t, *next;
+
+	if (!folded || !folded->windows)
+		return;
+	folded->windows->ended_in_window = 0;
+	cds_list_for_each_entry_safe(t, next, &runtime.threads, link) {
+		struct thread_windows *w = t->windows;
+		/* One whose cut could not be put in its past, or without the
+		 * memory to fold, is tried again after the next window. */
+		if (w && w->fold_after && !w->cut && fold(folded, t))
+			release(t);
+	}
 }
 
 static void fold_after_fork_child(void)

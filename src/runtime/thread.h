@@ -57,6 +57,13 @@ struct thread_windows {
 	/* The thread's counters (enum window_counter) when the window
 	 * before the ended one ended, and when the ended one did. */
 	uint64_t base[5], at_cut[5];
+	/* An ended thread the window being written says is folded, after
+	 * it, into thread fold_into (thread_fold_choose). */
+	bool fold_after;
+	uint32_t fold_into;
+	/* The thread of the ended threads: how many the window being
+	 * written folds into it. */
+	uint64_t ended_in_window;
 };
 
 enum window_counter { WIN_IN_BYTES, WIN_IN_CALLS, WIN_OUT_BYTES,
@@ -96,6 +103,7 @@ struct trms_thread {
 	 * relaxed atomic stores, read by the profile writer. */
 	uint64_t in_bytes, in_calls, out_bytes, out_calls;
 	bool dead;        /* exited: only the profile remains */
+	uint64_t ended_threads; /* the thread of the ended ones: how many */
 	/* When the thread started and ended (monotonic ns; until 0 while it
 	 * runs): its elapsed time, what a wall-clock sampler samples. */
 	uint64_t alive_from_ns, alive_until_ns;
@@ -302,6 +310,14 @@ static inline size_t thread_tables(const struct trms_thread *t,
 	out[2] = &t->windows->past;
 	return 3;
 }
+
+/* With windows (runtime.lock held): before a window is written, the
+ * ended threads past the THREAD_ENDED_KEPT that ended last are chosen to
+ * be folded after it, which the window says (fold_after); after it was
+ * written and each thread's cut table is in its past
+ * (thread_fold_chosen), they are. */
+void thread_fold_choose(void);
+void thread_fold_chosen(void);
 
 /* Close all of the calling thread's open activations, recording them as
  * ended now. */

@@ -17,8 +17,12 @@
 #  - threads that ended (src/runtime/thread.c, "Threads that ended"): 2,000 threads one after
 #    another hold no more than 300 do (plus 2 MiB; every ended thread
 #    kept 16 KiB before), the profile keeps 256 of them apart and one
-#    "1744 ended threads" with the rest's tuples, data in and (sampled at
-#    1 kHz) samples and call paths added together, exactly.
+#    "ended threads" (ended_threads=1744) with the rest's tuples, data in
+#    and (sampled at 1 kHz) samples and call paths added together,
+#    exactly; with windows every 0.05 s too (folded by the window writer):
+#    2,000 threads of a millisecond each hold no more than 300 do (plus
+#    4 MiB: the threads that end within one window wait for it), and the
+#    windows merged are the profile at exit, tuple for tuple.
 set -u
 trms=$1 prog=$2 native=$3 dir=$4/memory-test
 here=$(dirname "$0")
@@ -90,8 +94,8 @@ echo "threads: peak $many KiB after 2000 threads, $few KiB after 300"
 p=$dir/threads2000.trms
 n=$(grep -c '^thread ' "$p")
 [ "$n" -eq 258 ] || fail "threads: $n threads in the profile, not 256 + main + folded"
-grep -q '^thread [0-9]* name=1744%20ended%20threads ' "$p" ||
-	fail "threads: no thread '1744 ended threads': $(grep '^thread' "$p" | tail -n 1)"
+grep -q '^thread [0-9]* name=ended%20threads .*ended_threads=1744' "$p" ||
+	fail "threads: no thread 'ended threads' of 1744: $(grep '^thread' "$p" | tail -n 1)"
 got=$("$trms" report --tuples "$p" | awk -F '\t' '$1 == "work" && $3 == "trms" {
 	c += $5; n[$4] = 1 } END { print length(n), c }')
 [ "$got" = "1 2000" ] || fail "threads: work's sizes and count are '$got', not '1 2000'"
@@ -104,7 +108,7 @@ TRMS_SAMPLE_HZ=1000 TRMS_COST=events TRMS_OUTPUT="$dir/sampled.trms" \
 # Each thread's samples are its tree's (thread 0 wrote the profile while
 # sampled: not counted).
 p=$dir/sampled.trms
-folded=$(sed -n 's/^thread \([0-9]*\) name=144%20ended%20threads .* samples=\([0-9]*\) .*/\1 \2/p' "$p")
+folded=$(sed -n 's/^thread \([0-9]*\) name=ended%20threads .* samples=\([0-9]*\) .*ended_threads=144\( \|$\).*/\1 \2/p' "$p")
 [ -n "$folded" ] && [ "${folded#* }" -gt 0 ] ||
 	fail "threads, sampled: no folded thread with samples: $(grep ended "$p")"
 sed -n 's/^thread \([0-9]*\) .* samples=\([0-9]*\) .*/\1 \2/p' "$p" | sort >"$dir/threads.samples"
@@ -113,4 +117,27 @@ awk '$1 == "cct" { s[$2] += $(NF - 4) } END { for (t in s) print t, s[t] }' "$p"
 bad=$(join -a 1 -e 0 -o 0,1.2,2.2 "$dir/threads.samples" "$dir/tree.samples" |
 	awk '$1 != 0 && $2 != $3')
 [ -z "$bad" ] || fail "threads, sampled: threads' samples not their trees' (thread samples tree): $bad"
+# Threads that ended, with windows: the window writer folds them.
+few=$(TRMS_INTERVAL=0.05 run windows300 "$prog" threads 300 1000)
+many=$(TRMS_INTERVAL=0.05 run windows2000 "$prog" threads 2000 1000)
+[ "$many" -le $((few + 4096)) ] ||
+	fail "threads, windows: 2000 threads peak at $many KiB, 300 at $few KiB"
+echo "threads, windows: peak $many KiB after 2000 threads, $few KiB after 300"
+p=$dir/windows2000.trms
+set -- "${p%.trms}".w*.trms
+[ $# -ge 5 ] || fail "threads, windows: only $# windows"
+grep -q 'folded_into=' "$@" ||
+	fail "threads, windows: no window says a thread was folded"
+"$trms" merge -o "$dir/windows.merged" "$@" ||
+	fail "threads, windows: the windows do not merge"
+"$trms" report --tuples "$dir/windows.merged" >"$dir/windows.merged.tuples" &&
+	"$trms" report --tuples "$p" >"$dir/windows.tuples" ||
+	fail "threads, windows: no tuples"
+cmp -s "$dir/windows.merged.tuples" "$dir/windows.tuples" ||
+	fail "threads, windows: the windows merged are not the profile: $(diff "$dir/windows.merged.tuples" "$dir/windows.tuples" | head -n 6)"
+ended() { sed -n 's/^thread .*name=ended%20threads .*ended_threads=\([0-9]*\).*/\1/p' "$1"; }
+[ "$(ended "$dir/windows.merged")" = "$(ended "$p")" ] && [ "$(ended "$p")" -ge 1000 ] 2>/dev/null ||
+	fail "threads, windows: ended threads $(ended "$dir/windows.merged") in the windows, $(ended "$p") in the profile"
+got=$("$trms" report --tuples "$p" | awk -F '\t' '$1 == "work" && $3 == "trms" { c += $5 } END { print c }')
+[ "$got" = 2000 ] || fail "threads, windows: $got activations of work, not 2000"
 finish memory

@@ -146,6 +146,7 @@ int profile_merge_write(const struct profile_doc *doc, const char *path)
 			.cpu_ns = th->cpu_ns,
 			.library_ns = th->library_ns,
 			.library_samples = th->library_samples,
+			.ended_threads = th->ended_threads,
 		};
 		profile_writer_thread(w, &info);
 	}

@@ -81,11 +81,93 @@ static int compare_identity(const struct profile_thread *x,
 				       y->ordinal);
 }
 
+/*
+ * A thread of a window that says it was folded into another after it
+ * (folded_into: the library keeps 256 ended threads apart, docs/
+ * windows.md) is that other thread in every input of the same process:
+ * its activations in the windows before are counted where the profile
+ * at exit counts them.  A reference to a thread carries the thread whose
+ * identity it takes (itself, or the one it was folded into).
+ */
+struct thread_ref {
+	struct input_ref ref;
+	const struct profile_thread *as; /* its identity */
+};
+
+/* One fold a window declares: in process @pid, thread @from became @into. */
+struct fold {
+	uint64_t pid;
+	const struct profile_thread *from, *into;
+};
+
+static int compare_folds(const void *a, const void *b)
+{
+	const struct fold *x = a, *y = b;
+	int c = merge_compare_u64(x->pid, y->pid);
+
+	return c ? c : compare_identity(x->from, y->from);
+}
+
+static uint64_t input_pid(const struct merge *m, size_t input)
+{
+	return profile_meta_u64(&m->inputs[input], PROFILE_META_PID, 0);
+}
+
+/* The folds the inputs declare, sorted by process and identity. */
+static struct fold *find_folds(const struct merge *m, size_t *n_folds)
+{
+	struct fold *folds = NULL;
+	size_t n = 0, room = 0;
+
+	for (size_t i = 0; i < m->n_inputs; i++) {
+		const struct profile_doc *doc = &m->inputs[i];
+		for (size_t k = 0; k < doc->n_threads; k++) {
+			const struct profile_thread *th = &doc->threads[k];
+			const struct profile_thread *into =
+				th->has_folded_into
+					? profile_thread(doc, th->folded_into)
+					: NULL;
+			if (!into || into == th)
+				continue;
+			if (n == room) {
+				room = room ? 2 * room : 16;
+				folds = xrealloc(folds, room * sizeof(*folds));
+			}
+			folds[n++] = (struct fold){ input_pid(m, i), th, into };
+		}
+	}
+	if (n)
+		qsort(folds, n, sizeof(*folds), compare_folds);
+	*n_folds = n;
+	return folds;
+}
+
+static struct thread_ref *thread_refs(const struct merge *m, size_t *n_refs)
+{
+	size_t n_folds;
+	struct fold *folds = find_folds(m, &n_folds);
+	struct input_ref *plain = INPUT_REFS(m, threads, n_refs);
+	struct thread_ref *refs = xcalloc(*n_refs ? *n_refs : 1, sizeof(*refs));
+
+	for (size_t r = 0; r < *n_refs; r++) {
+		const struct profile_thread *th = plain[r].thing;
+		struct fold key = { input_pid(m, plain[r].input), th, NULL };
+		const struct fold *f =
+			n_folds ? bsearch(&key, folds, n_folds, sizeof(*folds),
+					  compare_folds)
+				: NULL;
+		refs[r] = (struct thread_ref){ plain[r], f ? f->into : th };
+	}
+	free(plain);
+	free(folds);
+	return refs;
+}
+
 static int compare_thread_refs(const void *a, const void *b)
 {
-	const struct input_ref *x = a, *y = b;
+	const struct thread_ref *x = a, *y = b;
 
-	return compare_identity(x->thing, y->thing);
+	return compare_identity(x->as, y->as);
 }
 
 /* The occurrences of one thread in the inputs. */
@@ -101,17 +183,17 @@ static int compare_groups(const void *a, const void *b)
 	return merge_compare_u64(x->ordinal, y->ordinal);
 }
 
-/* The thread of the first occurrence in @g. */
+/* The thread whose identity the occurrences in @g have. */
 static const struct profile_thread *
-group_thread(const struct thread_group *g, const struct input_ref *refs)
+group_thread(const struct thread_group *g, const struct thread_ref *refs)
 {
-	return refs[g->first].thing;
+	return refs[g->first].as;
 }
 
 /* Unnamed threads keep their ordinals; named ones, in name order, take
  * the smallest ordinals left. */
 static void number_threads(struct thread_group *groups, size_t n_groups,
-			   const struct input_ref *refs)
+			   const struct thread_ref *refs)
 {
 	size_t unnamed = 0;
 	uint32_t next = 0;
@@ -175,7 +257,7 @@ static void find_origin(const struct merge *m, const struct input_ref *ref,
 
 /* Counters add; creator and context are kept where all occurrences
  * agree. */
-static void merge_thread(struct merge *m, const struct input_ref *refs,
+static void merge_thread(struct merge *m, const struct thread_ref *refs,
 			 const struct thread_group *g)
 {
 	struct profile_thread *th = &m->out->threads[m->out->n_threads++];
@@ -186,7 +268,7 @@ static void merge_thread(struct merge *m, const struct input_ref *refs,
 	if (group_thread(g, refs)->name)
 		th->name = xstrdup(group_thread(g, refs)->name);
 	for (size_t r = g->first; r < g->first + g->count; r++) {
-		const struct profile_thread *in = refs[r].thing;
+		const struct profile_thread *in = refs[r].ref.thing;
 		merge_add(m, &th->in_bytes, in->in_bytes);
 		merge_add(m, &th->in_calls, in->in_calls);
 		merge_add(m, &th->out_bytes, in->out_bytes);
@@ -196,8 +278,9 @@ static void merge_thread(struct merge *m, const struct input_ref *refs,
 		merge_add(m, &th->cpu_ns, in->cpu_ns);
 		merge_add(m, &th->library_ns, in->library_ns);
 		merge_add(m, &th->library_samples, in->library_samples);
+		merge_add(m, &th->ended_threads, in->ended_threads);
 
-		find_origin(m, &refs[r], r == g->first ? &first : &o);
+		find_origin(m, &refs[r].ref, r == g->first ? &first : &o);
 		if (r == g->first) {
 			creator_agreed = first.has_creator;
 			context_agreed = first.context_known;
@@ -224,7 +307,7 @@ static void merge_thread(struct merge *m, const struct input_ref *refs,
 void merge_threads(struct merge *m)
 {
 	size_t n_refs;
-	struct input_ref *refs = INPUT_REFS(m, threads, &n_refs);
+	struct thread_ref *refs = thread_refs(m, &n_refs);
 
 	qsort(refs, n_refs, sizeof(*refs), compare_thread_refs);
 	struct thread_group *groups = xcalloc(n_refs, sizeof(*groups));
@@ -240,7 +323,7 @@ void merge_threads(struct merge *m)
 	for (size_t g = 0; g < n_groups; g++)
 		for (size_t r = groups[g].first;
 		     r < groups[g].first + groups[g].count; r++)
-			m->maps[refs[r].input].thread[refs[r].index] =
+			m->maps[refs[r].ref.input].thread[refs[r].ref.index] =
 				groups[g].ordinal;
 
 	qsort(groups, n_groups, sizeof(*groups), compare_groups);
