@@ -135,6 +135,8 @@ grep -q 'folded_into=' "$@" ||
 	fail "threads, windows: no tuples"
 cmp -s "$dir/windows.merged.tuples" "$dir/windows.tuples" ||
 	fail "threads, windows: the windows merged are not the profile: $(diff "$dir/windows.merged.tuples" "$dir/windows.tuples" | head -n 6)"
+"$trms" report --tuples "$@" | cmp -s - "$dir/windows.tuples" ||
+	fail "threads, windows: trms report of the windows is not the profile's"
 ended() { sed -n 's/^thread .*name=ended%20threads .*ended_threads=\([0-9]*\).*/\1/p' "$1"; }
 [ "$(ended "$dir/windows.merged")" = "$(ended "$p")" ] && [ "$(ended "$p")" -ge 1000 ] 2>/dev/null ||
 	fail "threads, windows: ended threads $(ended "$dir/windows.merged") in the windows, $(ended "$p") in the profile"

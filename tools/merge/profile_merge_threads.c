@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "merge_rules.h"
+#include "thread_folds.h"
 #include "xalloc.h"
 
 /* --- Regions ----------------------------------------------------------- */
@@ -81,85 +82,27 @@ static int compare_identity(const struct profile_thread *x,
 				       y->ordinal);
 }
 
-/*
- * A thread of a window that says it was folded into another after it
- * (folded_into: the library keeps 256 ended threads apart, docs/
- * windows.md) is that other thread in every input of the same process:
- * its activations in the windows before are counted where the profile
- * at exit counts them.  A reference to a thread carries the thread whose
- * identity it takes (itself, or the one it was folded into).
- */
+/* A reference to a thread, with the thread whose identity it takes:
+ * itself, or the one a window says it was folded into (thread_folds.h). */
 struct thread_ref {
 	struct input_ref ref;
-	const struct profile_thread *as; /* its identity */
+	const struct profile_thread *as;
 };
-
-/* One fold a window declares: in process @pid, thread @from became @into. */
-struct fold {
-	uint64_t pid;
-	const struct profile_thread *from, *into;
-};
-
-static int compare_folds(const void *a, const void *b)
-{
-	const struct fold *x = a, *y = b;
-	int c = merge_compare_u64(x->pid, y->pid);
-
-	return c ? c : compare_identity(x->from, y->from);
-}
-
-static uint64_t input_pid(const struct merge *m, size_t input)
-{
-	return profile_meta_u64(&m->inputs[input], PROFILE_META_PID, 0);
-}
-
-/* The folds the inputs declare, sorted by process and identity. */
-static struct fold *find_folds(const struct merge *m, size_t *n_folds)
-{
-	struct fold *folds = NULL;
-	size_t n = 0, room = 0;
-
-	for (size_t i = 0; i < m->n_inputs; i++) {
-		const struct profile_doc *doc = &m->inputs[i];
-		for (size_t k = 0; k < doc->n_threads; k++) {
-			const struct profile_thread *th = &doc->threads[k];
-			const struct profile_thread *into =
-				th->has_folded_into
-					? profile_thread(doc, th->folded_into)
-					: NULL;
-			if (!into || into == th)
-				continue;
-			if (n == room) {
-				room = room ? 2 * room : 16;
-				folds = xrealloc(folds, room * sizeof(*folds));
-			}
-			folds[n++] = (struct fold){ input_pid(m, i), th, into };
-		}
-	}
-	if (n)
-		qsort(folds, n, sizeof(*folds), compare_folds);
-	*n_folds = n;
-	return folds;
-}
 
 static struct thread_ref *thread_refs(const struct merge *m, size_t *n_refs)
 {
-	size_t n_folds;
-	struct fold *folds = find_folds(m, &n_folds);
+	struct thread_folds *folds = thread_folds_find(m->inputs, m->n_inputs);
 	struct input_ref *plain = INPUT_REFS(m, threads, n_refs);
 	struct thread_ref *refs = xcalloc(*n_refs ? *n_refs : 1, sizeof(*refs));
 
-	for (size_t r = 0; r < *n_refs; r++) {
-		const struct profile_thread *th = plain[r].thing;
-		struct fold key = { input_pid(m, plain[r].input), th, NULL };
-		const struct fold *f =
-			n_folds ? bsearch(&key, folds, n_folds, sizeof(*folds),
-					  compare_folds)
-				: NULL;
-		refs[r] = (struct thread_ref){ plain[r], f ? f->into : th };
-	}
+	for (size_t r = 0; r < *n_refs; r++)
+		refs[r] = (struct thread_ref){
+			plain[r],
+			thread_folds_as(folds, &m->inputs[plain[r].input],
+					plain[r].thing),
+		};
 	free(plain);
-	free(folds);
+	thread_folds_free(folds);
 	return refs;
 }
 

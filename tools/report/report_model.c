@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "merge_rules.h"
+#include "thread_folds.h"
 #include "report_disturbance.h"
 #include "xalloc.h"
 
@@ -62,6 +63,7 @@ static int read_rows(struct report *r, struct profile_doc *docs,
 		     size_t n_docs, char *err, size_t errlen)
 {
 	size_t cap = 0;
+	struct thread_folds *folds = thread_folds_find(docs, n_docs);
 
 	for (size_t i = 0; i < n_docs; i++) {
 		struct profile_doc *doc = &docs[i];
@@ -73,13 +75,14 @@ static int read_rows(struct report *r, struct profile_doc *docs,
 				 "%s: costs in %s, but %s has costs in %s; "
 				 "they cannot be combined",
 				 doc->path, cost, docs[0].path, r->unit);
+			thread_folds_free(folds);
 			return -EINVAL;
 		}
 		r->unit = cost;
 		for (size_t j = 0; j < doc->n_tuples; j++) {
 			const struct profile_tuple *t = &doc->tuples[j];
-			const struct profile_thread *th =
-				profile_thread(doc, t->thread);
+			const struct profile_thread *th = thread_folds_as(
+				folds, doc, profile_thread(doc, t->thread));
 			if (r->n_rows == cap) {
 				cap = cap ? 2 * cap : 256;
 				r->rows = xrealloc(r->rows,
@@ -91,11 +94,12 @@ static int read_rows(struct report *r, struct profile_doc *docs,
 				.region = reg ? reg->name : NULL,
 				.object = reg ? reg->object : NULL,
 				.thread = th ? th->name : NULL,
-				.thread_ordinal = t->thread,
+				.thread_ordinal = th ? th->ordinal : t->thread,
 				.data = t->data,
 			};
 		}
 	}
+	thread_folds_free(folds);
 	if (!r->unit)
 		r->unit = "ns";
 	return merge_rows(r);
