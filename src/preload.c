@@ -177,6 +177,10 @@ __attribute__((destructor)) static void trms_destructor(void)
 		window_writer_stop(true);
 	}
 	profile_write_now(WRITE_EXIT);
+	/* The metrics file last, with what the profile has (its writer is
+	 * stopped already if there are windows: then it wrote it). */
+	if (!config.interval_ns)
+		window_writer_stop(true);
 	profile_write_exit_end();
 	/* What the exit costs the process (TRMS_VERBOSE=2). */
 	log_debug("exit: profile written in %.3f ms",

@@ -47,6 +47,14 @@ static int apply_trace(struct config *c, const char *value)
 	return rc;
 }
 
+static int apply_metrics_dir(struct config *c, const char *value)
+{
+	/* The file's name is appended: room for "/trms-NAME-PID.prom". */
+	if (strlen(value) + 300 >= sizeof(c->metrics_dir))
+		return -EINVAL;
+	return copy_text(c->metrics_dir, sizeof(c->metrics_dir), value);
+}
+
 /* Which of the @n words @names @value is, or -1. */
 static int choice(const char *value, const char *const *names, int n)
 {
@@ -413,6 +421,13 @@ static const struct config_setting settings[] = {
 	    "also writes the profile of the last S seconds, a window "
 	    "(default 0: none)" },
 	  apply_interval },
+	{ "TRMS_METRICS_DIR", "a directory, or empty; %p and %e as in "
+			      "TRMS_OUTPUT",
+	  "also write the profile so far as metrics for Prometheus, to "
+	  "DIR/trms-NAME-PID.prom (node-exporter's textfile collector reads "
+	  "them), every TRMS_INTERVAL seconds (10 without windows) and at "
+	  "exit; see docs/metrics.md",
+	  "", { 0 }, apply_metrics_dir },
 	{ "TRMS_TRACE", "a path, or empty",
 	  "write every operation of the engine, in the order it did them, "
 	  "as a trace `trms replay` reads, to check the profile against the "

@@ -50,6 +50,7 @@ struct config {
 	bool tracing;         /* TRMS_TRACE names a file (trace[0] != 0) */
 	char run_socket[640]; /* see TRMS_RUN_SOCKET (run_link.h) */
 	char output[CONFIG_PATH_MAX]; /* path template */
+	char metrics_dir[CONFIG_PATH_MAX]; /* TRMS_METRICS_DIR: "" for none */
 	char trace[CONFIG_PATH_MAX]; /* TRMS_TRACE: "" for none */
 };
 

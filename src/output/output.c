@@ -36,9 +36,9 @@ void output_init(void)
 	char exe[4096];
 	const char *name = program_invocation_short_name;
 
-	/* A relative template is relative to where the process started,
-	 * wherever it goes later. */
-	if (config.output[0] != '/' && !getcwd(start_dir, sizeof(start_dir)))
+	/* A relative template (TRMS_OUTPUT, TRMS_METRICS_DIR) is relative
+	 * to where the process started, wherever it goes later. */
+	if (!getcwd(start_dir, sizeof(start_dir)))
 		start_dir[0] = '\0';
 	/* The name the program was started as (redis-server, not the
 	 * redis-check-rdb its symbolic link leads to); the executable's own

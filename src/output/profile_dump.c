@@ -175,18 +175,6 @@ void profile_log_sampling(void)
 		 (double)clock_ticks_to_ns(s.handler_ticks) / 1e6);
 }
 
-/* The library's own time in @t, metered: its calls' time taken out of
- * the costs (with costs in ns) and its sample handler's, of which the
- * part that interrupted the program's code was taken out of the costs
- * too (thread_exclude_ticks), and is in the first already. */
-static uint64_t library_ns(const struct trms_thread *t)
-{
-	return clock_ticks_to_ns(
-		__atomic_load_n(&t->cost.excluded, __ATOMIC_RELAXED) +
-		cct_load(&t->sampler.handler_ticks) -
-		cct_load(&t->sampler.handed_ticks));
-}
-
 /* How many of each region's activations on @t were measured, where not
  * all were.  Regions outside the partition are not this process's to
  * count: the process that measures them does. */
@@ -275,7 +263,7 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 			.cpu_ns = sampler_thread_cpu_ns(&t->sampler),
 			.library_samples = cct_load(
 				&t->sampler.dropped[DROP_IN_LIBRARY]),
-			.library_ns = win ? 0 : library_ns(t),
+			.library_ns = win ? 0 : thread_library_ns(t),
 			.ended_threads = win ? t->windows->ended_in_window
 					     : __atomic_load_n(&t->ended_threads,
 							       __ATOMIC_RELAXED),

@@ -37,6 +37,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "output/metrics_file.h"
 #include "output/profile_dump.h"
 #include "output/profile_write.h"
 #include "base/real.h"
@@ -292,12 +293,20 @@ static void cut(bool last)
 	pthread_mutex_unlock(&win.cut_lock);
 }
 
+/* Every so often: a window (TRMS_INTERVAL), the metrics file
+ * (TRMS_METRICS_DIR, written at each window, else every 10 s). */
+static uint64_t period_ns(void)
+{
+	return config.interval_ns ? config.interval_ns
+				  : metrics_file_period_ns();
+}
+
 static void *writer_main(void *arg)
 {
 	(void)arg;
 	/* Not a thread of the program's: no profile, no hooks. */
 	thread_disown_self();
-	uint64_t next = clock_monotonic_ns() + config.interval_ns;
+	uint64_t next = clock_monotonic_ns() + period_ns();
 
 	pthread_mutex_lock(&win.lock);
 	while (!win.stopping) {
@@ -310,11 +319,13 @@ static void *writer_main(void *arg)
 		if (now < next)
 			continue;
 		pthread_mutex_unlock(&win.lock);
-		cut(false);
+		if (config.interval_ns)
+			cut(false);
+		metrics_file_write();
 		/* Windows missed (the machine slept) are not made up. */
-		next += config.interval_ns;
+		next += period_ns();
 		if (next <= now)
-			next = now + config.interval_ns;
+			next = now + period_ns();
 		pthread_mutex_lock(&win.lock);
 	}
 	pthread_mutex_unlock(&win.lock);
@@ -326,7 +337,7 @@ void window_writer_start(void)
 	pthread_condattr_t attr;
 	sigset_t all, saved;
 
-	if (!config.interval_ns || !runtime_active() || win.running)
+	if (!period_ns() || !runtime_active() || win.running)
 		return;
 	fence_setup();
 	pthread_condattr_init(&attr);
@@ -370,8 +381,10 @@ void window_writer_stop(bool final)
 	if (!running)
 		return;
 	pthread_join(win.thread, NULL);
-	if (final)
+	if (final && config.interval_ns)
 		cut(true);
+	if (final)
+		metrics_file_write();
 }
 
 void window_writer_after_fork_child(void)

@@ -288,6 +288,18 @@ static inline uint64_t thread_slow_ticks(const struct trms_thread *t)
 	       (t->windows ? t->windows->spare.slow_ticks : 0);
 }
 
+/* The library's own time in @t, metered: its calls' time taken out of
+ * the costs (with costs in ns) and its sample handler's, of which the
+ * part that interrupted the program's code was taken out of the costs
+ * too (thread_exclude_ticks), and is in the first already. */
+static inline uint64_t thread_library_ns(const struct trms_thread *t)
+{
+	return clock_ticks_to_ns(
+		__atomic_load_n(&t->cost.excluded, __ATOMIC_RELAXED) +
+		cct_load(&t->sampler.handler_ticks) -
+		cct_load(&t->sampler.handed_ticks));
+}
+
 /* Activations of @t that could not be recorded (out of memory). */
 static inline uint64_t thread_dropped(const struct trms_thread *t)
 {

@@ -10,7 +10,13 @@ most le.  Each PROGRAM runs under `trms run` first.  And `trms run
 --interval 0.2 --metrics-dir DIR` on the first PROGRAM: DIR holds a
 .prom file while it runs (from the windows so far, which promtool
 passes, its counts at most the final ones) and at its end one whose
-counts are the profile's, and no temporary file.  (Debian's python3:
+counts are the profile's, and no temporary file.  Then the library's
+own file (TRMS_METRICS_DIR), the first PROGRAM run with 1 in 4
+activations measured and windows every 0.2 s: a file while it runs that
+promtool passes, and at its end one whose every sample is what `trms
+report --prometheus` says of the profile (the library's own time
+aside), with trms_activations_begun_total per region the activations
+the profile's activations lines say were begun.  (Debian's python3:
 /usr/bin/python3, for its prometheus_client.)"""
 import collections
 import os
@@ -162,6 +168,102 @@ def check_metrics_dir(trms, work, program):
     return not bad
 
 
+def begun_of(profile):
+    """Region name -> activations begun, from the profile's own lines:
+    its activations lines where some were not measured, else its trms
+    tuples' counts."""
+    names, begun, lines = {}, collections.Counter(), set()
+    with open(profile, encoding='utf-8') as f:
+        rows = [line.split() for line in f]
+    for r in rows:
+        if r[0] == 'region':
+            names[r[1]] = r[2]
+    for r in rows:
+        if r[0] == 'activations':
+            begun[names[r[1]]] += int(r[3])
+            lines.add((r[1], r[2]))
+    for r in rows:
+        # tuple <region> <thread> <metric> <n> <count> ...
+        if r[0] == 'tuple' and r[3] == 'trms' and (r[1], r[2]) not in lines:
+            begun[names[r[1]]] += int(r[5])
+    return begun
+
+
+def check_library_file(trms, work, program):
+    """TRMS_METRICS_DIR: the library's own file, during and at the end
+    (the library preloaded from the build tree TRMS is in)."""
+    import glob
+    import time
+    mdir = os.path.join(work, 'library-metrics')
+    profile = os.path.join(work, 'library-metrics.trms')
+    subprocess.run(['rm', '-rf', mdir], check=True)
+    os.makedirs(mdir)
+    lib = os.path.join(os.path.dirname(os.path.abspath(trms)), '..', 'src',
+                       'libtrms.so')
+    env = dict(os.environ, TRMS_METRICS_DIR=mdir, TRMS_OUTPUT=profile,
+               TRMS_INTERVAL='0.2', TRMS_ACTIVATION_SAMPLE='4',
+               LD_PRELOAD=lib)
+    proc = subprocess.Popen([program], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    during = None
+    while proc.poll() is None and during is None:
+        found = glob.glob(os.path.join(mdir, '*.prom'))
+        if found:
+            with open(found[0], encoding='utf-8') as f:
+                during = f.read()
+        time.sleep(0.05)
+    err = proc.communicate()[1]
+    bad = []
+    if proc.returncode:
+        bad.append(f'exit {proc.returncode}: {err}')
+    files = os.listdir(mdir)
+    want_name = f'trms-{os.path.basename(program)}-{proc.pid}.prom'
+    if files != [want_name]:
+        bad.append(f'{mdir} holds {files}, not {want_name}')
+    text = ''
+    if want_name in files:
+        with open(os.path.join(mdir, want_name), encoding='utf-8') as f:
+            text = f.read()
+    r = subprocess.run(['promtool', 'check', 'metrics'], input=text,
+                       capture_output=True, text=True, check=False)
+    if r.returncode:
+        bad.append(f'promtool check metrics: {r.stdout}{r.stderr}')
+    got = samples(text_parser.text_string_to_metric_families(text))
+    report = samples(text_parser.text_string_to_metric_families(
+        run(trms, 'report', '--prometheus', profile)))
+    for key in sorted(set(got) | set(report)):
+        if key[0] == 'trms_library_seconds_total':
+            continue
+        if abs(got.get(key, -1) - report.get(key, -1)) > \
+                1e-9 * max(1, abs(report.get(key, 1))):
+            bad.append(f'{key}: the file says {got.get(key)}, trms report '
+                       f'{report.get(key)}')
+    begun = collections.Counter()
+    for (series, labels), value in got.items():
+        if series == 'trms_activations_begun_total':
+            begun[dict(labels)['region']] += value
+    want = begun_of(profile)
+    if dict(begun) != dict(want) or not want:
+        bad.append(f'begun {dict(begun)}, the profile says {dict(want)}')
+    measured = sum(v for (s, _), v in got.items()
+                   if s == 'trms_activations_total')
+    if not measured or measured >= sum(want.values()):
+        bad.append(f'{measured} measured of {sum(want.values())} begun '
+                   f'with 1 in 4 measured')
+    if during is None:
+        bad.append('no .prom file while the program ran')
+    else:
+        r = subprocess.run(['promtool', 'check', 'metrics'], input=during,
+                           capture_output=True, text=True, check=False)
+        if r.returncode:
+            bad.append(f'during the run, promtool: {r.stdout}{r.stderr}')
+    for b in bad:
+        print(f'TRMS_METRICS_DIR: {b}')
+    print(f'TRMS_METRICS_DIR: {len(got)} samples against trms report, '
+          f'begun {dict(begun)}; {len(bad)} differences')
+    return not bad
+
+
 def main():
     trms, work, programs = sys.argv[1], sys.argv[2], sys.argv[3:]
     os.makedirs(work, exist_ok=True)
@@ -176,6 +278,7 @@ def main():
         ok &= check(trms, os.path.basename(p), [p])
     ok &= check(trms, 'merged', profiles)
     ok &= check_metrics_dir(trms, work, programs[0])
+    ok &= check_library_file(trms, work, programs[0])
     return 0 if ok else 1
 
 

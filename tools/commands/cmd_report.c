@@ -304,13 +304,13 @@ static int print_tuples(const struct printing *p)
 
 static int print_prometheus(const struct printing *p)
 {
-	report_print_metrics(p->r, false, stdout);
+	report_print_metrics(p->r, p->docs, p->n_docs, false, stdout);
 	return 0;
 }
 
 static int print_openmetrics(const struct printing *p)
 {
-	report_print_metrics(p->r, true, stdout);
+	report_print_metrics(p->r, p->docs, p->n_docs, true, stdout);
 	return 0;
 }
 
