@@ -7,11 +7,15 @@
  * and on this program (.symtab), at addresses a few bytes apart, which
  * fall on functions' first and last bytes and between functions.
  * GCC's whole-function clones are named as their origin, its parts not.
+ * An unsized symbol (.init's _init) does not name the section after it
+ * (the PLT): neither way names an address there.
  */
 #define _GNU_SOURCE
 #include <check.h>
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +81,38 @@ static uint64_t address_in(void *symbol, const char **path)
 	return (uint64_t)((uintptr_t)symbol - (uintptr_t)info.dli_fbase);
 }
 
+/* The address and size of section @want of the ELF file at @path (0 0
+ * if it has none), read with stdio: the test's own reader. */
+static void section_of(const char *path, const char *want, uint64_t *addr,
+		       uint64_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	Elf64_Ehdr eh;
+	Elf64_Shdr strings, sh;
+	char name[32];
+
+	*addr = *size = 0;
+	ck_assert_ptr_nonnull(f);
+	ck_assert(fread(&eh, sizeof(eh), 1, f) == 1);
+	ck_assert(!fseek(f, (long)(eh.e_shoff + eh.e_shstrndx * sizeof(sh)),
+			 SEEK_SET) &&
+		  fread(&strings, sizeof(strings), 1, f) == 1);
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		ck_assert(!fseek(f, (long)(eh.e_shoff + i * sizeof(sh)),
+				 SEEK_SET) &&
+			  fread(&sh, sizeof(sh), 1, f) == 1);
+		memset(name, 0, sizeof(name));
+		if (fseek(f, (long)(strings.sh_offset + sh.sh_name), SEEK_SET) ||
+		    !fread(name, 1, sizeof(name) - 1, f))
+			continue;
+		if (!strcmp(name, want)) {
+			*addr = sh.sh_addr;
+			*size = sh.sh_size;
+		}
+	}
+	fclose(f);
+}
+
 START_TEST(scan_names_as_the_table)
 {
 	const char *libc;
@@ -86,7 +122,13 @@ START_TEST(scan_names_as_the_table)
 	compare(libc, at > ADDRS * 16 ? at - ADDRS * 16 : 0, 32);
 	/* And across the whole library. */
 	compare(libc, 0, 200);
-	compare("/proc/self/exe", address_in((void *)compare, &libc) / 2, 24);
+	/* This program's .text, densely (beyond it nothing is named). */
+	const char *self;
+	uint64_t text, text_size;
+	address_in((void *)compare, &self);
+	section_of(self, ".text", &text, &text_size);
+	ck_assert_uint_gt(text_size, ADDRS / 2);
+	compare("/proc/self/exe", text, 2);
 }
 END_TEST
 
@@ -118,6 +160,34 @@ START_TEST(nothing_to_name)
 }
 END_TEST
 
+START_TEST(unsized_stops_at_its_section)
+{
+	const char *self = NULL;
+	uint64_t plt, plt_size, init, init_size;
+
+	address_in((void *)compare, &self);
+	section_of(self, ".plt", &plt, &plt_size);
+	section_of(self, ".init", &init, &init_size);
+	ck_assert_uint_gt(plt_size, 16);
+	ck_assert_uint_gt(init_size, 0);
+	struct elf_symbols *loaded = elf_symbols_load(self);
+	ck_assert_ptr_nonnull(loaded);
+	uintptr_t offset;
+	/* .init is named (by _init), the PLT's entries are not. */
+	ck_assert_ptr_nonnull(elf_symbols_find(loaded, init, &offset));
+	uint64_t in_plt[2] = { plt + 16, plt + plt_size - 1 };
+	for (int i = 0; i < 2; i++) {
+		const char *name = elf_symbols_find(loaded, in_plt[i], &offset);
+		ck_assert_msg(!name, "%#llx in the PLT named %s",
+			      (unsigned long long)in_plt[i], name);
+	}
+	names[0] = names[1] = NULL;
+	ck_assert_int_eq(elf_symbols_name(self, in_plt, 2, keep, NULL), 0);
+	ck_assert_msg(!names[0] && !names[1], "the scan named the PLT %s",
+		      names[0] ? names[0] : names[1]);
+	elf_symbols_free(loaded);
+}
+END_TEST
 
 START_TEST(clones_named_as_their_origin)
 {
@@ -157,6 +227,7 @@ static Suite *elf_symbols_suite(void)
 	tcase_add_test(tc, scan_names_as_the_table);
 	tcase_add_test(tc, nothing_to_name);
 	tcase_add_test(tc, clones_named_as_their_origin);
+	tcase_add_test(tc, unsized_stops_at_its_section);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -20,6 +20,7 @@
 
 struct symbol {
 	uintptr_t start, size;
+	uintptr_t limit;  /* the end of its section: an unsized one's reach */
 	const char *name; /* in names */
 	unsigned rank;    /* alias_rank */
 };
@@ -275,6 +276,19 @@ static unsigned alias_rank(const struct table *t, const Elf64_Sym *sym)
 	       (at && at[1] != '@' ? 4 : 0);
 }
 
+/* Where the section of @sym ends: an unsized symbol names the addresses
+ * after it up to there, not beyond (.init's _init is not the PLT that
+ * follows it).  UINTPTR_MAX where the section is not known. */
+static uintptr_t section_end(const struct elf_file *f, const Elf64_Sym *sym)
+{
+	if (sym->st_shndx == SHN_UNDEF || sym->st_shndx >= f->count)
+		return UINTPTR_MAX;
+	const Elf64_Shdr *s = &f->sh[sym->st_shndx];
+	if (!(s->sh_flags & SHF_ALLOC) || sym->st_value < s->sh_addr)
+		return UINTPTR_MAX;
+	return s->sh_addr + s->sh_size;
+}
+
 /* Is @sym a function that can be named? */
 static bool named_function(const struct table *t, const Elf64_Sym *sym)
 {
@@ -312,6 +326,7 @@ static struct elf_symbols *read_table(const struct elf_file *f,
 				continue;
 			s->symbols[s->n++] = (struct symbol){
 				sym[k].st_value, sym[k].st_size,
+				section_end(f, &sym[k]),
 				s->names + sym[k].st_name,
 				alias_rank(&t, &sym[k])
 			};
@@ -420,7 +435,8 @@ struct candidate {
  * the addresses after (a symbol starting at or before an address offers
  * itself to that address or to one before it).
  */
-static bool name_from_table(const struct table *t,
+static bool name_from_table(const struct elf_file *f,
+			    const struct table *t,
 			    const struct address_index *x,
 			    struct candidate *best, elf_symbols_named *named,
 			    void *ctx)
@@ -457,7 +473,8 @@ static bool name_from_table(const struct table *t,
 		const Elf64_Sym *sym = best[i].sized;
 		if (!sym || x->addrs[i] >= sym->st_value + sym->st_size)
 			sym = best[i].unsized;
-		if (!sym)
+		if (!sym || (sym == best[i].unsized &&
+			     x->addrs[i] >= section_end(f, sym)))
 			continue;
 		const char *name = t->str + sym->st_name;
 		/* A name must end inside its table. */
@@ -511,7 +528,7 @@ int elf_symbols_name(const char *path, const uint64_t *addrs, size_t n,
 		struct table t;
 		size_t next = 0;
 		while (!done && next_table(&f, types[k], &next, &t)) {
-			done = name_from_table(&t, &x, best, named, ctx);
+			done = name_from_table(&f, &t, &x, best, named, ctx);
 			table_unmap(&t);
 		}
 	}
@@ -549,8 +566,8 @@ const char *elf_symbols_find(const struct elf_symbols *s, uintptr_t addr,
 		return NULL;
 	const struct symbol *sym = &s->symbols[lo - 1];
 	/* A sized symbol must contain the address; an unsized one (hand
-	 * written assembly) is taken if it is the nearest. */
-	if (sym->size && addr >= sym->start + sym->size)
+	 * written assembly) is taken if it is the nearest in its section. */
+	if (sym->size ? addr >= sym->start + sym->size : addr >= sym->limit)
 		return NULL;
 	*offset = addr - sym->start;
 	return sym->name;
