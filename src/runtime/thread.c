@@ -134,9 +134,9 @@ void thread_drop_pending(struct trms_thread *t)
  * one's state (some 16 KiB, its tuples and call tree besides) until its
  * profile is written.  The THREAD_ENDED_KEPT most recently ended threads
  * keep their own numbers in the profile; each older one is folded into
- * one thread, named "N ended threads", that has their tuples, activation
- * counts, data moved, samples and call paths added together, and its
- * state is given back.  With windows (TRMS_INTERVAL) the window writer
+ * one thread, named "ended threads" (ended_threads: how many), that has
+ * their tuples, activation counts, data moved, samples and call paths
+ * added together, and its state is given back.  With windows (TRMS_INTERVAL) the window writer
  * folds them, after a window that says which ones it folds into which
  * thread: the windows before name their tuples by their own numbers, and
  * `trms merge` counts those as the folded thread's, so that the merge of
@@ -148,7 +148,6 @@ void thread_drop_pending(struct trms_thread *t)
  * ended threads are kept apart; under runtime.lock. */
 static struct trms_thread *folded;
 static unsigned ended_kept;
-static uint64_t n_folded;
 
 static struct trms_thread *folded_thread(void)
 {
@@ -282,7 +281,6 @@ static bool fold(struct trms_thread *f, struct trms_thread *t)
 					       sizeof(f->windows->base[0]);
 		     i++)
 			f->windows->base[i] += t->windows->base[i];
-	n_folded++;
 	add(&f->ended_threads, 1);
 	return true;
 }
@@ -378,7 +376,6 @@ static void fold_after_fork_child(void)
 {
 	folded = NULL;
 	ended_kept = 0;
-	n_folded = 0;
 }
 
 /* The end of @t, the calling thread's state, for the library: its open
