@@ -163,6 +163,19 @@ static void family(struct out *o, const struct metrics_options *opt,
 	}
 }
 
+/* One sample: NAME SUFFIX{labels of @s, @extra} VALUE. */
+static void sample(struct out *o, const char *name, const char *suffix,
+		   const struct metrics_series *s, const char *extra,
+		   uint64_t value)
+{
+	put(o, name);
+	put(o, suffix);
+	put_labels(o, s, extra);
+	put(o, " ");
+	put_u64(o, value);
+	put(o, "\n");
+}
+
 /* A counter family: for each series its field at offset @field (a
  * uint64_t of struct metrics_series), labelled with @extra too; in
  * seconds if @seconds (the field in ns). */
@@ -173,14 +186,15 @@ static void counter(struct out *o, const struct metrics_series *all,
 	for (size_t i = 0; i < n; i++) {
 		uint64_t value;
 		memcpy(&value, (const char *)&all[i] + field, sizeof(value));
+		if (!seconds) {
+			sample(o, name, "_total", &all[i], extra, value);
+			continue;
+		}
 		put(o, name);
 		put(o, "_total");
 		put_labels(o, &all[i], extra);
 		put(o, " ");
-		if (seconds)
-			put_seconds(o, value);
-		else
-			put_u64(o, value);
+		put_seconds(o, value);
 		put(o, "\n");
 	}
 }
@@ -203,32 +217,13 @@ static void histogram(struct out *o, const struct metrics_series *all,
 			char digits[24], le[32] = "le=\"";
 			strcat(strcat(le, decimal(digits, 1ull << b)), "\"");
 			below += all[i].buckets[b];
-			put(o, name);
-			put(o, "_bucket");
-			put_labels(o, &all[i], le);
-			put(o, " ");
-			put_u64(o, below);
-			put(o, "\n");
+			sample(o, name, "_bucket", &all[i], le, below);
 		}
-		put(o, name);
-		put(o, "_bucket");
-		put_labels(o, &all[i], "le=\"+Inf\"");
-		put(o, " ");
-		put_u64(o, all[i].activations);
-		put(o, "\n");
-		put(o, name);
-		put(o, "_count");
-		put_labels(o, &all[i], NULL);
-		put(o, " ");
-		put_u64(o, all[i].activations);
-		put(o, "\n");
+		sample(o, name, "_bucket", &all[i], "le=\"+Inf\"",
+		       all[i].activations);
+		sample(o, name, "_count", &all[i], NULL, all[i].activations);
 		/* The histogram's sum is the trms input cells. */
-		put(o, name);
-		put(o, "_sum");
-		put_labels(o, &all[i], NULL);
-		put(o, " ");
-		put_u64(o, all[i].cells_trms);
-		put(o, "\n");
+		sample(o, name, "_sum", &all[i], NULL, all[i].cells_trms);
 	}
 }
 

@@ -114,25 +114,39 @@ def activations_of(text):
             if k[0] == 'trms_activations_total'}
 
 
-def check_metrics_dir(trms, work, program):
-    """trms run --metrics-dir, during the run and at its end."""
+def watch(cmd, mdir, env=None):
+    """Run @cmd; the first .prom file found in @mdir while it runs (or
+    None), its exit status and its standard error."""
     import glob
     import time
-    mdir, out = os.path.join(work, 'metrics-dir'), os.path.join(work, 'md')
-    subprocess.run(['rm', '-rf', mdir, out], check=True)
-    os.makedirs(mdir)
-    run_ = subprocess.Popen([trms, 'run', '--interval', '0.2',
-                             '--metrics-dir', mdir, '-o', out + '/', '--',
-                             program], stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     during = None
-    while run_.poll() is None and during is None:
+    while proc.poll() is None and during is None:
         found = glob.glob(os.path.join(mdir, '*.prom'))
         if found:
             with open(found[0], encoding='utf-8') as f:
                 during = f.read()
         time.sleep(0.05)
-    err = run_.communicate()[1]
+    err = proc.communicate()[1]
+    return during, proc, err
+
+
+def promtool_says(text):
+    """promtool check metrics' complaints about @text ('' if none)."""
+    r = subprocess.run(['promtool', 'check', 'metrics'], input=text,
+                       capture_output=True, text=True, check=False)
+    return f'{r.stdout}{r.stderr}' if r.returncode else ''
+
+
+def check_metrics_dir(trms, work, program):
+    """trms run --metrics-dir, during the run and at its end."""
+    mdir, out = os.path.join(work, 'metrics-dir'), os.path.join(work, 'md')
+    subprocess.run(['rm', '-rf', mdir, out], check=True)
+    os.makedirs(mdir)
+    during, run_, err = watch([trms, 'run', '--interval', '0.2',
+                               '--metrics-dir', mdir, '-o', out + '/', '--',
+                               program], mdir)
     bad = []
     if run_.returncode:
         bad.append(f'trms run: exit {run_.returncode}: {err}')
@@ -153,10 +167,8 @@ def check_metrics_dir(trms, work, program):
     if during is None:
         bad.append('no .prom file while the program ran')
     else:
-        r = subprocess.run(['promtool', 'check', 'metrics'], input=during,
-                           capture_output=True, text=True, check=False)
-        if r.returncode:
-            bad.append(f'during the run, promtool: {r.stdout}{r.stderr}')
+        if promtool_says(during):
+            bad.append(f'during the run, promtool: {promtool_says(during)}')
         for region, n in activations_of(during).items():
             if n > want[region]:
                 bad.append(f'during the run {region}: {n} > {want[region]}')
@@ -192,8 +204,6 @@ def begun_of(profile):
 def check_library_file(trms, work, program):
     """TRMS_METRICS_DIR: the library's own file, during and at the end
     (the library preloaded from the build tree TRMS is in)."""
-    import glob
-    import time
     mdir = os.path.join(work, 'library-metrics')
     profile = os.path.join(work, 'library-metrics.trms')
     subprocess.run(['rm', '-rf', mdir], check=True)
@@ -203,16 +213,7 @@ def check_library_file(trms, work, program):
     env = dict(os.environ, TRMS_METRICS_DIR=mdir, TRMS_OUTPUT=profile,
                TRMS_INTERVAL='0.2', TRMS_ACTIVATION_SAMPLE='4',
                LD_PRELOAD=lib)
-    proc = subprocess.Popen([program], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    during = None
-    while proc.poll() is None and during is None:
-        found = glob.glob(os.path.join(mdir, '*.prom'))
-        if found:
-            with open(found[0], encoding='utf-8') as f:
-                during = f.read()
-        time.sleep(0.05)
-    err = proc.communicate()[1]
+    during, proc, err = watch([program], mdir, env)
     bad = []
     if proc.returncode:
         bad.append(f'exit {proc.returncode}: {err}')
@@ -224,10 +225,8 @@ def check_library_file(trms, work, program):
     if want_name in files:
         with open(os.path.join(mdir, want_name), encoding='utf-8') as f:
             text = f.read()
-    r = subprocess.run(['promtool', 'check', 'metrics'], input=text,
-                       capture_output=True, text=True, check=False)
-    if r.returncode:
-        bad.append(f'promtool check metrics: {r.stdout}{r.stderr}')
+    if promtool_says(text):
+        bad.append(f'promtool check metrics: {promtool_says(text)}')
     got = samples(text_parser.text_string_to_metric_families(text))
     report = samples(text_parser.text_string_to_metric_families(
         run(trms, 'report', '--prometheus', profile)))
@@ -252,11 +251,8 @@ def check_library_file(trms, work, program):
                    f'with 1 in 4 measured')
     if during is None:
         bad.append('no .prom file while the program ran')
-    else:
-        r = subprocess.run(['promtool', 'check', 'metrics'], input=during,
-                           capture_output=True, text=True, check=False)
-        if r.returncode:
-            bad.append(f'during the run, promtool: {r.stdout}{r.stderr}')
+    elif promtool_says(during):
+        bad.append(f'during the run, promtool: {promtool_says(during)}')
     for b in bad:
         print(f'TRMS_METRICS_DIR: {b}')
     print(f'TRMS_METRICS_DIR: {len(got)} samples against trms report, '
