@@ -25,6 +25,17 @@ static inline TCase *suite_case(Suite *suite, const char *name,
 	return tc;
 }
 
+/* Add the tests named to @tc, in order: SUITE_TESTS(tc, a, b, c) is
+ * tcase_add_test(tc, a) and so on (START_TEST names a const TTest *). */
+#define SUITE_TESTS(tc, ...)                                                \
+	suite_add_tests((tc), (const TTest *const[]){ __VA_ARGS__, NULL })
+
+static inline void suite_add_tests(TCase *tc, const TTest *const *tests)
+{
+	for (; *tests; tests++)
+		tcase_add_test(tc, *tests);
+}
+
 static inline int run_suite(Suite *suite)
 {
 	SRunner *sr = srunner_create(suite);

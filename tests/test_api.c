@@ -562,21 +562,15 @@ static Suite *api_suite(void)
 	TCase *tc = tcase_create("api");
 
 	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, begin_end_records_input);
-	tcase_add_test(tc, mismatched_end_changes_nothing);
-	tcase_add_test(tc, end_null_closes_innermost);
-	tcase_add_test(tc, bad_arguments);
-	tcase_add_test(tc, reused_buffer_names_told_apart);
-	tcase_add_test(tc, literal_names_trusted_by_address);
-	tcase_add_test(tc, scoped_forms_end_regions);
-	tcase_add_test(tc, pause_drops_overlapping_activations);
-	tcase_add_test(tc, reentrant_call_is_refused);
-	tcase_add_test(tc, version_matches_header);
-	tcase_add_test(tc, flush_writes_profile);
-	tcase_add_test(tc, flush_does_not_follow_symlink);
-	tcase_add_test(tc, exit_writes_profile);
-	tcase_add_test(tc, bad_input_everywhere);
-	tcase_add_test(tc, large_read_maps_shadow_at_once);
+	SUITE_TESTS(tc, begin_end_records_input, mismatched_end_changes_nothing,
+		    end_null_closes_innermost, bad_arguments,
+		    reused_buffer_names_told_apart,
+		    literal_names_trusted_by_address, scoped_forms_end_regions,
+		    pause_drops_overlapping_activations,
+		    reentrant_call_is_refused, version_matches_header,
+		    flush_writes_profile, flush_does_not_follow_symlink,
+		    exit_writes_profile, bad_input_everywhere,
+		    large_read_maps_shadow_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -372,16 +372,12 @@ static Suite *cli_suite(void)
 	Suite *s = suite_create("cli");
 	TCase *tc = suite_case(s, "cli", 60, setup, teardown);
 
-	tcase_add_test(tc, replay_prints_activations);
-	tcase_add_test(tc, replay_closes_pending_in_order);
-	tcase_add_test(tc, replay_granularity_option);
-	tcase_add_test(tc, replay_rejects_malformed_lines);
-	tcase_add_test(tc, replay_missing_file);
-	tcase_add_test(tc, replay_profile_and_tuples);
-	tcase_add_test(tc, report_rejects_bad_profiles);
-	tcase_add_test(tc, report_and_merge_take_directories);
-	tcase_add_test(tc, help_and_usage);
-	tcase_add_test(tc, run_sampling_options);
+	SUITE_TESTS(tc, replay_prints_activations,
+		    replay_closes_pending_in_order, replay_granularity_option,
+		    replay_rejects_malformed_lines, replay_missing_file,
+		    replay_profile_and_tuples, report_rejects_bad_profiles,
+		    report_and_merge_take_directories, help_and_usage,
+		    run_sampling_options);
 	return s;
 }
 

@@ -145,9 +145,8 @@ static Suite *clock_suite(void)
 	Suite *s = suite_create("clock");
 	TCase *tc = tcase_create("clock");
 
-	tcase_add_test(tc, rate_without_waiting);
-	tcase_add_test(tc, chosen_once_when_asked);
-	tcase_add_test(tc, error_bound_of_a_measured_rate);
+	SUITE_TESTS(tc, rate_without_waiting, chosen_once_when_asked,
+		    error_bound_of_a_measured_rate);
 	suite_add_tcase(s, tc);
 	return s;
 }

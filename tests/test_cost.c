@@ -376,11 +376,9 @@ static Suite *cost_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, large_ranges_excluded);
-	tcase_add_test(tc, many_small_accesses_excluded);
-	tcase_add_test(tc, nested_regions_excluded);
-	tcase_add_test(tc, real_work_is_measured);
-	tcase_add_test(tc, sample_handler_excluded);
+	SUITE_TESTS(tc, large_ranges_excluded, many_small_accesses_excluded,
+		    nested_regions_excluded, real_work_is_measured,
+		    sample_handler_excluded);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("calibration");
 	tcase_add_test(tc, every_thread_gets_the_calibration);

@@ -308,19 +308,16 @@ static Suite *differential_suite(void)
 		suite_add_tcase(s, tc);
 		return s;
 	}
-	tcase_add_test(tc, single_writer_write_then_renumbered);
-	tcase_add_test(tc, write_alone_then_shared);
-	tcase_add_test(tc, random_small_traces);
-	tcase_add_test(tc, random_traces_tiny_stamps);
-	tcase_add_test(tc, random_traces_single_writer);
-	tcase_add_test(tc, random_traces_inline_checks);
+	SUITE_TESTS(tc, single_writer_write_then_renumbered,
+		    write_alone_then_shared, random_small_traces,
+		    random_traces_tiny_stamps, random_traces_single_writer,
+		    random_traces_inline_checks);
 	suite_add_tcase(s, tc);
 	/* The two long traces apart (tests/meson.build runs each case as a
 	 * test of its own, CK_RUN_CASE): the two can run side by side. */
 	TCase *long_traces = tcase_create("long");
 	tcase_set_timeout(long_traces, 900);
-	tcase_add_test(long_traces, million_events);
-	tcase_add_test(long_traces, million_events_tiny_stamps);
+	SUITE_TESTS(long_traces, million_events, million_events_tiny_stamps);
 	suite_add_tcase(s, long_traces);
 	return s;
 }

@@ -74,8 +74,8 @@ static Suite *dynsym_suite(void)
 	Suite *s = suite_create("dynsym");
 	TCase *tc = tcase_create("dynsym");
 
-	tcase_add_test(tc, extents_are_the_loaders);
-	tcase_add_test(tc, wrong_name_or_address_is_not_taken);
+	SUITE_TESTS(tc, extents_are_the_loaders,
+		    wrong_name_or_address_is_not_taken);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -224,10 +224,8 @@ static Suite *elf_symbols_suite(void)
 	Suite *s = suite_create("elf_symbols");
 	TCase *tc = tcase_create("elf_symbols");
 
-	tcase_add_test(tc, scan_names_as_the_table);
-	tcase_add_test(tc, nothing_to_name);
-	tcase_add_test(tc, clones_named_as_their_origin);
-	tcase_add_test(tc, unsized_stops_at_its_section);
+	SUITE_TESTS(tc, scan_names_as_the_table, nothing_to_name,
+		    clones_named_as_their_origin, unsized_stops_at_its_section);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -510,24 +510,18 @@ static Suite *engine_suite(void)
 	TCase *worked = tcase_create("worked cases");
 	TCase *units = tcase_create("units");
 
-	tcase_add_test(worked, worked_one_thread);
-	tcase_add_test(worked, worked_foreign_write);
-	tcase_add_test(worked, worked_foreign_write_nested);
-	tcase_add_test(worked, worked_producer_consumer);
-	tcase_add_test(worked, worked_device_reads);
+	SUITE_TESTS(worked, worked_one_thread, worked_foreign_write,
+		    worked_foreign_write_nested, worked_producer_consumer,
+		    worked_device_reads);
 	suite_add_tcase(s, worked);
 	tcase_set_timeout(units, 120);
-	tcase_add_test(units, granularity_counts_cells);
-	tcase_add_test(units, forgotten_memory_is_new);
-	tcase_add_test(units, forgotten_chunk_waits_for_readers);
-	tcase_add_test(units, range_across_chunks);
-	tcase_add_test(units, first_access_charged_to_each_ancestor);
-	tcase_add_test(units, renumbering_keeps_results);
-	tcase_add_test(units, bad_config_rejected);
-	tcase_add_test(units, ranges_outside_address_space);
-	tcase_add_test(units, shadow_bytes_follow_use);
-	tcase_add_test(units, deep_nesting_grows_stack);
-	tcase_add_test(units, parallel_renumbering_keeps_results);
+	SUITE_TESTS(units, granularity_counts_cells, forgotten_memory_is_new,
+		    forgotten_chunk_waits_for_readers, range_across_chunks,
+		    first_access_charged_to_each_ancestor,
+		    renumbering_keeps_results, bad_config_rejected,
+		    ranges_outside_address_space, shadow_bytes_follow_use,
+		    deep_nesting_grows_stack,
+		    parallel_renumbering_keeps_results);
 	suite_add_tcase(s, units);
 	return s;
 }

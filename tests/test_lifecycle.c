@@ -457,20 +457,16 @@ static Suite *lifecycle_suite(void)
 	Suite *s = suite_create("lifecycle");
 	TCase *tc = suite_case(s, "lifecycle", 120, setup, teardown);
 
-	tcase_add_test(tc, fork_gives_two_profiles);
-	tcase_add_test(tc, exec_writes_profile_first);
-	tcase_add_test(tc, exec_survives_fast_sampling);
-	tcase_add_test(tc, exec_of_itself_keeps_every_profile);
-	tcase_add_test(tc, exit_now_writes_profile);
-	tcase_add_test(tc, process_that_recorded_nothing_leaves_no_profile);
-	tcase_add_test(tc, flush_writes_even_an_empty_profile);
-	tcase_add_test(tc, naming_frames_is_no_input);
-	tcase_add_test(tc, linked_in_samples_all_walked);
-	tcase_add_test(tc, thousand_threads_leave_nothing_behind);
-	tcase_add_test(tc, sigterm_still_leaves_profile);
-	tcase_add_test(tc, program_handler_wins);
-	tcase_add_test(tc, file_size_limit_raises_no_signal);
-	tcase_add_test(tc, calibration_only_for_regions);
+	SUITE_TESTS(tc, fork_gives_two_profiles, exec_writes_profile_first,
+		    exec_survives_fast_sampling,
+		    exec_of_itself_keeps_every_profile, exit_now_writes_profile,
+		    process_that_recorded_nothing_leaves_no_profile,
+		    flush_writes_even_an_empty_profile,
+		    naming_frames_is_no_input, linked_in_samples_all_walked,
+		    thousand_threads_leave_nothing_behind,
+		    sigterm_still_leaves_profile, program_handler_wins,
+		    file_size_limit_raises_no_signal,
+		    calibration_only_for_regions);
 	return s;
 }
 

@@ -129,11 +129,9 @@ static Suite *text_suite(void)
 	Suite *s = suite_create("text");
 	TCase *tc = tcase_create("text");
 
-	tcase_add_test(tc, integers_as_snprintf);
-	tcase_add_test(tc, strings_as_snprintf);
-	tcase_add_test(tc, fixed_point_within_a_last_digit);
-	tcase_add_test(tc, truncated_like_snprintf);
-	tcase_add_test(tc, errno_text_as_strerror);
+	SUITE_TESTS(tc, integers_as_snprintf, strings_as_snprintf,
+		    fixed_point_within_a_last_digit, truncated_like_snprintf,
+		    errno_text_as_strerror);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -250,10 +250,10 @@ static Suite *threads_suite(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_add_test(tc, producer_consumer_trms_is_n);
-	tcase_add_test(tc, many_threads_keep_invariants);
-	tcase_add_test(tc, thread_exit_closes_open_regions);
-	tcase_add_test(tc, threads_are_numbered_and_named);
+	SUITE_TESTS(tc, producer_consumer_trms_is_n,
+		    many_threads_keep_invariants,
+		    thread_exit_closes_open_regions,
+		    threads_are_numbered_and_named);
 	suite_add_tcase(s, tc);
 	return s;
 }

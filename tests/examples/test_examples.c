@@ -350,12 +350,10 @@ static Suite *examples_suite(void)
 	Suite *s = suite_create("examples");
 	TCase *tc = suite_case(s, "examples", 120, setup, teardown);
 
-	tcase_add_test(tc, prodcons_consumer_input_is_n);
-	tcase_add_test(tc, bufread_input_is_external);
-	tcase_add_test(tc, wordfreq_str_tolower_is_quadratic);
-	tcase_add_test(tc, wordfreq_bundled_text);
-	tcase_add_test(tc, server_requests_are_external_input);
-	tcase_add_test(tc, sorting_sum_input_is_the_producers);
+	SUITE_TESTS(tc, prodcons_consumer_input_is_n, bufread_input_is_external,
+		    wordfreq_str_tolower_is_quadratic, wordfreq_bundled_text,
+		    server_requests_are_external_input,
+		    sorting_sum_input_is_the_producers);
 	add_io_tests(tc);
 	return s;
 }

@@ -12,6 +12,7 @@
 
 #include "profiled.h"
 #include "scratch.h"
+#include "suite_main.h"
 
 START_TEST(recv_loop_over_socketpair)
 {
@@ -165,8 +166,6 @@ END_TEST
 
 void add_io_tests(TCase *tc)
 {
-	tcase_add_test(tc, recv_loop_over_socketpair);
-	tcase_add_test(tc, stdio_getline_fgets_fread);
-	tcase_add_test(tc, writev_output_is_read);
-	tcase_add_test(tc, unannotated_host_io_before_plugin);
+	SUITE_TESTS(tc, recv_loop_over_socketpair, stdio_getline_fgets_fread,
+		    writev_output_is_read, unannotated_host_io_before_plugin);
 }

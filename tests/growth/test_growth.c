@@ -575,26 +575,14 @@ static Suite *growth_suite(void)
 	Suite *s = suite_create("growth");
 	TCase *tc = tcase_create("units");
 
-	tcase_add_test(tc, tuple_hand_computed);
-	tcase_add_test(tc, tuple_count_one);
-	tcase_add_test(tc, tuple_equal_costs);
-	tcase_add_test(tc, tuple_huge_sumsq);
-	tcase_add_test(tc, tuple_cancellation);
-	tcase_add_test(tc, names_and_g);
-	tcase_add_test(tc, refuse_four_sizes);
-	tcase_add_test(tc, refuse_short_span);
-	tcase_add_test(tc, log_class_short_span);
-	tcase_add_test(tc, negative_slope_rejected);
-	tcase_add_test(tc, exact_fit_and_formula);
-	tcase_add_test(tc, formula_text);
-	tcase_add_test(tc, constant_margin);
-	tcase_add_test(tc, lower_order_term);
-	tcase_add_test(tc, linear_lower_term_stays_high);
-	tcase_add_test(tc, outlier_not_high);
-	tcase_add_test(tc, exponential_flagged);
-	tcase_add_test(tc, binning_keeps_worst);
-	tcase_add_test(tc, order_and_duplicates);
-	tcase_add_test(tc, zero_costs);
+	SUITE_TESTS(tc, tuple_hand_computed, tuple_count_one, tuple_equal_costs,
+		    tuple_huge_sumsq, tuple_cancellation, names_and_g,
+		    refuse_four_sizes, refuse_short_span, log_class_short_span,
+		    negative_slope_rejected, exact_fit_and_formula,
+		    formula_text, constant_margin, lower_order_term,
+		    linear_lower_term_stays_high, outlier_not_high,
+		    exponential_flagged, binning_keeps_worst,
+		    order_and_duplicates, zero_costs);
 	suite_add_tcase(s, tc);
 
 	add_accuracy_tests(s);

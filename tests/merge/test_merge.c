@@ -544,18 +544,13 @@ static Suite *merge_suite(void)
 	Suite *s = suite_create("merge");
 	TCase *tc = suite_case(s, "golden", 0, merge_setup, merge_teardown);
 
-	tcase_add_test(tc, golden);
-	tcase_add_test(tc, single_profile);
-	tcase_add_test(tc, pipe_input);
+	SUITE_TESTS(tc, golden, single_profile, pipe_input);
 	tc = suite_case(s, "semantics", 0, merge_setup, merge_teardown);
-	tcase_add_test(tc, thread_identity);
-	tcase_add_test(tc, meta_rules);
+	SUITE_TESTS(tc, thread_identity, meta_rules);
 	add_algebra_tests(s);
 	tc = suite_case(s, "errors", 0, merge_setup, merge_teardown);
-	tcase_add_test(tc, incompatible_inputs);
-	tcase_add_test(tc, bad_inputs);
-	tcase_add_test(tc, unwritable_output);
-	tcase_add_test(tc, usage);
+	SUITE_TESTS(tc, incompatible_inputs, bad_inputs, unwritable_output,
+		    usage);
 	return s;
 }
 

@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "scratch.h"
+#include "suite_main.h"
 
 /* ---- where profiles go ---- */
 
@@ -475,19 +476,16 @@ END_TEST
 
 void add_profile_tests(TCase *tc)
 {
-	tcase_add_test(tc, profiles_of_a_tree_in_one_directory);
-	tcase_add_test(tc, output_template_fixed_at_start);
-	tcase_add_test(tc, file_template_summary_names_the_files);
-	tcase_add_test(tc, recorded_nothing_leaves_nothing);
-	tcase_add_test(tc, daemon_profile_comes_later);
-	tcase_add_test(tc, program_named_as_started);
-	tcase_add_test(tc, sigterm_at_exit_under_trms_run);
-	tcase_add_test(tc, sigterm_at_exit_writing_files);
-	tcase_add_test(tc, killed_while_writing_leaves_nothing);
-	tcase_add_test(tc, file_size_limit_of_trms_run);
-	tcase_add_test(tc, wall_clock_rate_delivered);
-	tcase_add_test(tc, objects_taken_at_the_first_sample);
-	tcase_add_test(tc, clock_chosen_only_with_a_region);
+	SUITE_TESTS(tc, profiles_of_a_tree_in_one_directory,
+		    output_template_fixed_at_start,
+		    file_template_summary_names_the_files,
+		    recorded_nothing_leaves_nothing, daemon_profile_comes_later,
+		    program_named_as_started, sigterm_at_exit_under_trms_run,
+		    sigterm_at_exit_writing_files,
+		    killed_while_writing_leaves_nothing,
+		    file_size_limit_of_trms_run, wall_clock_rate_delivered,
+		    objects_taken_at_the_first_sample,
+		    clock_chosen_only_with_a_region);
 }
 
 void add_privilege_tests(TCase *tc)

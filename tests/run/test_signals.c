@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "suite_main.h"
 
 /* nohup: SIGHUP ignored; and a signal blocked in the mask. */
 static void ignore_hup_block_usr2(void)
@@ -198,9 +199,9 @@ END_TEST
 
 void add_signal_tests(TCase *tc)
 {
-	tcase_add_test(tc, command_inherits_dispositions_and_mask);
-	tcase_add_test(tc, signals_sent_to_trms_run_reach_the_command);
-	tcase_add_test(tc, signal_that_kills_the_command_kills_trms_run);
-	tcase_add_test(tc, terminal_signals_are_not_doubled);
-	tcase_add_test(tc, trms_run_stops_with_the_command);
+	SUITE_TESTS(tc, command_inherits_dispositions_and_mask,
+		    signals_sent_to_trms_run_reach_the_command,
+		    signal_that_kills_the_command_kills_trms_run,
+		    terminal_signals_are_not_doubled,
+		    trms_run_stops_with_the_command);
 }

@@ -26,6 +26,7 @@
 
 #include "harness.h"
 #include "scratch.h"
+#include "suite_main.h"
 
 #define TOKEN "0123456789abcdef0123456789abcdef"
 
@@ -217,8 +218,7 @@ END_TEST
 
 void add_tally_tests(TCase *tc)
 {
-	tcase_add_test(tc, nothing_recorded_is_tallied_not_connected);
-	tcase_add_test(tc, connects_where_it_cannot_append);
-	tcase_add_test(tc, trms_run_counts_the_tally);
-	tcase_add_test(tc, trms_run_idles_after_a_rest);
+	SUITE_TESTS(tc, nothing_recorded_is_tallied_not_connected,
+		    connects_where_it_cannot_append, trms_run_counts_the_tally,
+		    trms_run_idles_after_a_rest);
 }

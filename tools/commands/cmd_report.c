@@ -441,7 +441,8 @@ static const struct form forms[] = {
 	  .help =
 		"the tuples as metrics in Prometheus' text format, for "
 		"node-exporter's textfile collector: per region and thread, "
-		"trms_activations_total, trms_cost_seconds_total (or "
+		"trms_activations_total, trms_activations_begun_total "
+		"(measured or not), trms_cost_seconds_total (or "
 		"trms_cost_events_total), trms_input_cells_total{size=trms|"
 		"rms}, trms_induced_input_cells_total{source=thread|external} "
 		"and the histogram trms_input_size_cells (buckets at powers "
