@@ -28,6 +28,10 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "report"))
+import trms_report  # noqa: E402  (tests/report/trms_report.py)
+
 trms, prog, work = sys.argv[1:4]
 failures = []
 
@@ -118,21 +122,6 @@ def check_no_wrong_class(name, path, must_refuse):
                  % (name, table))
 
 
-def without_correction(path):
-    """@path as a version 1 profile: its tuples without the correction's
-    three fields."""
-    out = path.replace(".trms", "-v1.trms")
-    with open(path) as f, open(out, "w") as o:
-        for i, line in enumerate(f):
-            w = line.split()
-            if i == 0:
-                line = "trms-profile 1\n"
-            elif w and w[0] == "tuple":
-                line = " ".join(w[:12]) + "\n"
-            o.write(line)
-    return out
-
-
 def check_unchanged(name, path):
     for stat in ("worst", "mean", "best"):
         g = region(path, stat)
@@ -142,7 +131,7 @@ def check_unchanged(name, path):
         if not corr or corr["refused"] or corr["unresolved_sizes"]:
             fail("%s, --stat %s: its costs were not all resolved: %s"
                  % (name, stat, corr))
-    plain = without_correction(path)
+    plain = trms_report.as_version_1(path)
     for options in ([], ["--stat", "mean"], ["--stat", "best"]):
         got = [l for l in report(path, *options).splitlines()
                if not l.startswith("    (library time ")]

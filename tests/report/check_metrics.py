@@ -66,6 +66,14 @@ def samples(families):
     return got
 
 
+def verdict(name, bad, summary):
+    """Say each of @bad under @name, then @summary; whether none."""
+    for b in bad:
+        print(f'{name}: {b}')
+    print(f'{name}: {summary}')
+    return not bad
+
+
 def check(trms, name, profiles):
     tuples = run(trms, 'report', '--tuples', *profiles)
     want, sizes = expected(tuples)
@@ -101,11 +109,8 @@ def check(trms, name, profiles):
                                f'{value}, the tuples say {below}')
         if 'trms_library_seconds_total' not in {s for s, _ in got}:
             bad.append(f'{dialect}: no trms_library_seconds_total')
-    for b in bad:
-        print(f'{name}: {b}')
-    print(f'{name}: {len(want)} series against the tuples, '
-          f'{len(bad)} differences')
-    return not bad
+    return verdict(name, bad, f'{len(want)} series against the tuples, '
+                   f'{len(bad)} differences')
 
 
 def activations_of(text):
@@ -172,12 +177,10 @@ def check_metrics_dir(trms, work, program):
         for region, n in activations_of(during).items():
             if n > want[region]:
                 bad.append(f'during the run {region}: {n} > {want[region]}')
-    for b in bad:
-        print(f'--metrics-dir: {b}')
-    print(f'--metrics-dir: a file during the run '
-          f'({activations_of(during) if during else None}) and at the '
-          f'end ({final}); {len(bad)} differences')
-    return not bad
+    return verdict('--metrics-dir', bad,
+                   f'a file during the run '
+                   f'({activations_of(during) if during else None}) and '
+                   f'at the end ({final}); {len(bad)} differences')
 
 
 def begun_of(profile):
@@ -253,11 +256,9 @@ def check_library_file(trms, work, program):
         bad.append('no .prom file while the program ran')
     elif promtool_says(during):
         bad.append(f'during the run, promtool: {promtool_says(during)}')
-    for b in bad:
-        print(f'TRMS_METRICS_DIR: {b}')
-    print(f'TRMS_METRICS_DIR: {len(got)} samples against trms report, '
-          f'begun {dict(begun)}; {len(bad)} differences')
-    return not bad
+    return verdict('TRMS_METRICS_DIR', bad,
+                   f'{len(got)} samples against trms report, begun '
+                   f'{dict(begun)}; {len(bad)} differences')
 
 
 def main():

@@ -90,23 +90,10 @@ def region(path, *options):
     return found[0] if found else {}
 
 
-def as_version_1(path):
-    out = path.replace(".trms", "-v1.trms")
-    with open(path) as f, open(out, "w") as o:
-        for i, line in enumerate(f):
-            w = line.split()
-            if i == 0:
-                line = "trms-profile 1\n"
-            elif w and w[0] == "tuple":
-                line = " ".join(w[:12]) + "\n"
-            o.write(line)
-    return out
-
-
 def same_as_version_1(what, path):
     """The report of @path is the report of it in version 1, in every
     form but --json, which adds only its "correction"."""
-    plain = as_version_1(path)
+    plain = trms_report.as_version_1(path)
     for options in ([], ["--stat", "mean"], ["--threads"], ["--tuples"]):
         got, want = report(path, *options), report(plain, *options)
         if got != want:

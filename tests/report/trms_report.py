@@ -1,6 +1,7 @@
 """trms_report.py - what the report tests share: a hand-written profile
-put in a file, and `trms report` run on one with some options (its
-standard output returned, a failure handed to the test's own fail())."""
+put in a file, `trms report` run on one with some options (its standard
+output returned, a failure handed to the test's own fail()), and a
+profile made version 1 (its tuples without the correction's fields)."""
 import subprocess
 
 
@@ -19,3 +20,18 @@ def write_profile(path, lines, tuples):
     with open(path, "w") as f:
         f.write("\n".join(lines + ["end %d" % tuples]) + "\n")
     return path
+
+
+def as_version_1(path):
+    """@path as a version 1 profile, beside it: its tuples without the
+    correction's three fields."""
+    out = path.replace(".trms", "-v1.trms")
+    with open(path) as f, open(out, "w") as o:
+        for i, line in enumerate(f):
+            w = line.split()
+            if i == 0:
+                line = "trms-profile 1\n"
+            elif w and w[0] == "tuple":
+                line = " ".join(w[:12]) + "\n"
+            o.write(line)
+    return out

@@ -21,10 +21,10 @@
 #include "output_file.h"
 #include "pprof_export.h"
 #include "profile_paths.h"
-#include "report_windows.h"
 #include "profile_reader.h"
 #include "report_library.h"
 #include "report_selection.h"
+#include "report_form.h"
 #include "report_output.h"
 #include "format/profile_format.h"
 #include "xalloc.h"
@@ -88,23 +88,8 @@ static const char usage_tail[] =
 	"--pprof and --html: OUT cannot be created or written, and is left as\n"
 	"it was).\n";
 
-struct printing;
-
-/* A form of the report: its option (NULL for the table, the default), the
- * name of the option's argument (NULL: none), its paragraph of --help,
- * what prints it, and what it needs made first.  A new form is its
- * printer and a line of the table below. */
-struct form {
-	const char *option, *arg, *help;
-	int (*print)(const struct printing *p); /* the exit status */
-	bool windows;   /* a directory stands for the windows in it */
-	bool raw_names; /* C++ names as the linker knows them */
-	bool selects;   /* the regions sorted, filtered and limited */
-	bool tree;      /* the sampled trees merged into a view */
-};
-
 struct settings {
-	const struct form *form;
+	const struct report_form *form;
 	const char *out; /* the form's argument */
 	struct report_options opt;
 	enum report_sort sort;
@@ -225,265 +210,39 @@ static int select_regions(const struct settings *s, struct report *r)
 	return 0;
 }
 
-/* What a form prints from. */
-struct printing {
-	const struct settings *s;
-	struct report *r;
-	struct profile_doc *docs;
-	size_t n_docs;
-	char *const *paths;
-	const struct view *view; /* the form's tree, or NULL */
-};
-
-/* The view if it has samples (JSON and HTML leave the tree out), or
- * NULL. */
-static const struct view *sampled(const struct printing *p)
-{
-	return p->view->root.total_samples ? p->view : NULL;
-}
-
-static int print_table(const struct printing *p)
-{
-	const struct report *r = p->r;
-	uint64_t samples = p->view->root.total_samples;
-
-	if (r->n_regions)
-		report_print_table(r, stdout, want_colour(p->s->colour));
-	else if (r->n_rows && p->s->filter)
-		printf("no region matches '%s'\n", p->s->filter);
-	if (samples) {
-		printf("%s%" PRIu64 " call-stack samples; the functions where "
-		       "most ended (trms report --tree for the paths):\n",
-		       r->n_regions ? "\n" : "", samples);
-		view_print_hot(p->view, stdout, 15);
-	} else if (!r->n_rows) {
-		printf("no regions and no call-stack samples in this "
-		       "profile\n");
-	}
-	report_print_selection(p->docs, p->n_docs, stdout);
-	report_print_memory(p->docs, p->n_docs, stdout);
-	report_print_library(&r->library, stdout);
-	return 0;
-}
-
-static int print_json(const struct printing *p)
-{
-	report_print_json(p->r, sampled(p), p->paths, p->n_docs, stdout);
-	return 0;
-}
-
-static int write_html(const struct printing *p)
-{
-	char err[512];
-
-	if (report_write_html(p->r, sampled(p), p->paths, p->n_docs, p->s->out,
-			      err, sizeof(err))) {
-		fprintf(stderr, "trms report: %s\n", err);
-		return 1;
-	}
-	return 0;
-}
-
-static int print_tree(const struct printing *p)
-{
-	view_print_tree(p->view, stdout, p->s->min_percent);
-	return 0;
-}
-
-static int print_folded(const struct printing *p)
-{
-	view_print_folded(p->view, stdout);
-	return 0;
-}
-
-static int print_tuples(const struct printing *p)
-{
-	report_print_tuples(p->r, stdout);
-	return 0;
-}
-
-static int print_prometheus(const struct printing *p)
-{
-	report_print_metrics(p->r, p->docs, p->n_docs, false, stdout);
-	return 0;
-}
-
-static int print_openmetrics(const struct printing *p)
-{
-	report_print_metrics(p->r, p->docs, p->n_docs, true, stdout);
-	return 0;
-}
-
-static int print_windows(const struct printing *p)
-{
-	char err[512];
-
-	if (report_print_windows(stdout, p->r, p->docs, p->n_docs, &p->s->opt,
-				 err, sizeof(err))) {
-		fprintf(stderr, "trms report: %s\n", err);
-		return 2;
-	}
-	return 0;
-}
-
-/* The form's file OUT, @len bytes at @data (freed): put in place whole.
- * @return the exit status. */
-static int write_out(const struct printing *p, void *data, size_t len)
-{
-	char err[512];
-	int rc = output_file_write(p->s->out, data, len, err, sizeof(err));
-
-	free(data);
-	if (rc)
-		fprintf(stderr, "trms report: %s\n", err);
-	return rc ? 1 : 0;
-}
-
-/* --callgrind OUT: the tree built in memory, then put in place. */
-static int write_callgrind(const struct printing *p)
-{
-	char *text = NULL;
-	size_t len = 0;
-
-	if (!p->view->root.total_samples) {
-		fprintf(stderr, "trms report: no call-stack samples in these "
-				"profiles: nothing to write to %s\n",
-			p->s->out);
-		return 2;
-	}
-	FILE *mem = open_memstream(&text, &len);
-	if (!mem || view_write_callgrind(p->view, mem) || fclose(mem)) {
-		fprintf(stderr, "trms report: out of memory for --callgrind\n");
-		return 1;
-	}
-	return write_out(p, text, len);
-}
-
-/* --pprof OUT. */
-static int write_pprof(const struct printing *p)
-{
-	uint8_t *bytes;
-	size_t len;
-	char err[512];
-
-	if (pprof_build(p->docs, p->n_docs, p->s->out, &bytes, &len, err,
-			sizeof(err))) {
-		fprintf(stderr, "trms report: %s\n", err);
-		return 2;
-	}
-	return write_out(p, bytes, len);
-}
-
 /* The report in @s's form: what it needs made, then its printer.
  * @return the exit status. */
 static int print_form(const struct settings *s, struct report *r,
 		      struct profile_doc *docs, size_t n_docs,
 		      char *const *paths)
 {
-	const struct form *f = s->form;
+	const struct report_form *f = s->form;
 	struct view v;
-	struct printing p = { s, r, docs, n_docs, paths, f->tree ? &v : NULL };
+	struct report_form_input in = {
+		.r = r, .docs = docs, .n_docs = n_docs, .paths = paths,
+		.view = f->tree ? &v : NULL, .out = s->out, .opt = &s->opt,
+		.filter = s->filter, .colour = want_colour(s->colour),
+		.min_percent = s->min_percent,
+	};
 
 	if (f->selects && select_regions(s, r))
 		return 2;
 	if (f->tree)
 		build_view(&v, s, docs, n_docs);
-	int status = f->print(&p);
+	int status = f->print(&in);
 	if (f->tree)
 		view_free(&v);
 	return status;
 }
 
-static const struct form table_form = {
-	.print = print_table, .selects = true, .tree = true
-};
-
-/* The other forms, one option each; they exclude each other. */
-static const struct form forms[] = {
-	{ .option = "json", .print = print_json, .selects = true, .tree = true,
-	  .help =
-		"the report as one JSON document (docs/report-json.md); the "
-		"options above apply" },
-	{ .option = "html", .arg = "OUT", .print = write_html, .selects = true,
-	  .tree = true,
-	  .help =
-		"the report as one self-contained HTML page written to OUT "
-		"(no network access needed to view it): per region, cost "
-		"against input size with the fitted curve, the number of "
-		"activations per size, cost / g(n), trms against rms; and "
-		"the sampled calling context tree as an icicle.  The "
-		"options above apply" },
-	{ .option = "tuples", .print = print_tuples, .raw_names = true,
-	  .help =
-		"every tuple as tab-separated values, one per line, under a "
-		"header line that names the columns: region thread metric n "
-		"count min max sum sumsq induced_thread induced_external; "
-		"sorted by region, thread, metric (trms first) and n. "
-		"thread is the thread's name if it has one, else its "
-		"ordinal (0 is the main thread); tabs, newlines and "
-		"backslashes in names are written as \\t, \\n, \\\\" },
-	{ .option = "tree", .print = print_tree, .tree = true,
-	  .help =
-		"the sampled calling context tree, top-down: per node its "
-		"share of all samples (total), samples that ended there "
-		"(self), and over its subtree the samples of a working "
-		"thread (work), the idleness charged to them (blocked "
-		"threads per working thread), those in synchronisation "
-		"calls (overhead) and those of blocked threads (blocked, "
-		"with TRMS_SAMPLE_CLOCK=wall). Regions show as [name]; a "
-		"thread's own path starts at (thread start), below its "
-		"creation context" },
-	{ .option = "folded", .print = print_folded, .tree = true,
-	  .help =
-		"the sampled stacks as collapsed stacks, one line per "
-		"distinct stack: frame;frame;...;frame count" },
-	{ .option = "prometheus", .print = print_prometheus, .raw_names = true,
-	  .help =
-		"the tuples as metrics in Prometheus' text format, for "
-		"node-exporter's textfile collector: per region and thread, "
-		"trms_activations_total, trms_activations_begun_total "
-		"(measured or not), trms_cost_seconds_total (or "
-		"trms_cost_events_total), trms_input_cells_total{size=trms|"
-		"rms}, trms_induced_input_cells_total{source=thread|external} "
-		"and the histogram trms_input_size_cells (buckets at powers "
-		"of two); trms_library_seconds_total (docs/metrics.md)" },
-	{ .option = "openmetrics", .print = print_openmetrics,
-	  .raw_names = true,
-	  .help =
-		"the same metrics in OpenMetrics 1.0 (docs/metrics.md)" },
-	{ .option = "callgrind", .arg = "OUT", .print = write_callgrind,
-	  .tree = true,
-	  .help =
-		"write the sampled calling context tree to the file OUT in "
-		"callgrind's format, for KCachegrind and callgrind_annotate, "
-		"and print nothing: each frame name a function ([name] for "
-		"regions), its self cost the samples that ended in it, each "
-		"caller and callee a call, its count the calling contexts it "
-		"stands for and its inclusive cost the samples below it; "
-		"with --lines, costs at their source lines.  OUT is written "
-		"atomically" },
-	{ .option = "pprof", .arg = "OUT", .print = write_pprof,
-	  .help =
-		"write the sampled stacks to the file OUT as a pprof "
-		"profile (gzip-compressed profile.proto), for `go tool "
-		"pprof` and other pprof readers, and print nothing. Frames "
-		"are named as in --tree, with source lines where there is "
-		"debug information; regions are functions [name] and thread "
-		"starts (thread start).  Each sample has the labels thread "
-		"(its name, else its ordinal) and region (the innermost "
-		"region on its stack, if any), and the values samples, cpu "
-		"(or wall, with TRMS_SAMPLE_CLOCK=wall) in nanoseconds (the "
-		"default), work and overhead.  OUT is written atomically (a "
-		"temporary file in its directory, then renamed); if there "
-		"are no samples, nothing is written" },
-	{ .option = "windows", .print = print_windows, .windows = true,
-	  .help =
-		"the windows of a run (TRMS_INTERVAL, trms run --interval: "
-		"PROFILE.wN.trms; a directory stands for the windows in "
-		"it): per region, a line per window with its calls, largest "
-		"input, cost per input cell and growth class, to see them "
-		"change as the run goes (docs/windows.md); regions in name "
-		"order.  --size and --stat apply" },
+/* The forms besides the table, one option each; they exclude each other
+ * (report_form.h: a form is defined beside its printer). */
+static const struct report_form *const forms[] = {
+	&report_form_json,	 &report_form_html,
+	&report_form_tuples,	 &report_form_tree,
+	&report_form_folded,	 &report_form_prometheus,
+	&report_form_openmetrics, &report_form_callgrind,
+	&report_form_pprof,	 &report_form_windows,
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -493,18 +252,18 @@ static const struct form forms[] = {
 
 /* Form @f asked for, with @arg.  @return 0 or the exit status of bad
  * usage. */
-static int set_form(struct settings *s, const struct form *f,
+static int set_form(struct settings *s, const struct report_form *f,
 		    const char *arg)
 {
 	char message[256];
 	size_t len = 0;
 
-	if (s->form != &table_form && s->form != f) {
+	if (s->form != &report_form_table && s->form != f) {
 		for (size_t i = 0; i < N_FORMS; i++)
 			len += (size_t)snprintf(
 				message + len, sizeof(message) - len, "%s--%s",
 				!i ? "" : i + 1 < N_FORMS ? ", " : " and ",
-				forms[i].option);
+				forms[i]->option);
 		snprintf(message + len, sizeof(message) - len,
 			 " exclude each other");
 		return usage_error("report", message);
@@ -524,10 +283,10 @@ static void print_usage(FILE *out)
 	fputs(usage_head, out);
 	for (size_t i = 0; i < N_FORMS; i++) {
 		char label[64];
-		snprintf(label, sizeof(label), "--%s%s%s", forms[i].option,
-			 forms[i].arg ? " " : "",
-			 forms[i].arg ? forms[i].arg : "");
-		usage_option(out, label, forms[i].help, 15, 72);
+		snprintf(label, sizeof(label), "--%s%s%s", forms[i]->option,
+			 forms[i]->arg ? " " : "",
+			 forms[i]->arg ? forms[i]->arg : "");
+		usage_option(out, label, forms[i]->help, 15, 72);
 	}
 	fputs(usage_tail, out);
 }
@@ -555,15 +314,15 @@ static int parse_options(int argc, char **argv, struct settings *s)
 
 	for (size_t i = 0; i < N_FORMS; i++)
 		longopts[i] = (struct option){
-			forms[i].option,
-			forms[i].arg ? required_argument : no_argument, NULL,
+			forms[i]->option,
+			forms[i]->arg ? required_argument : no_argument, NULL,
 			FORM_OPTION + (int)i
 		};
 	memcpy(longopts + N_FORMS, choices, sizeof(choices));
 	longopts[N_FORMS + COUNT(choices)] = (struct option){ 0 };
 	while (!rc && (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (c >= FORM_OPTION && c < FORM_OPTION + (int)N_FORMS)
-			rc = set_form(s, &forms[c - FORM_OPTION], optarg);
+			rc = set_form(s, forms[c - FORM_OPTION], optarg);
 		else if (c && strchr("mszofnc", c))
 			rc = choice_option(s, c, optarg);
 		else if (c == 'P')
@@ -609,7 +368,7 @@ static int read_profiles(const struct settings *s, char *const *paths,
 int cmd_report(int argc, char **argv)
 {
 	struct settings s = {
-		.form = &table_form,
+		.form = &report_form_table,
 		.opt = { METRIC_TRMS, STAT_WORST, false },
 		.sort = SORT_COST,
 		.colour = -1,

@@ -29,4 +29,8 @@ int pprof_build(struct profile_doc *docs, size_t n_docs,
 		const char *destination, uint8_t **out, size_t *len,
 		char *err, size_t errlen);
 
+/* trms report --pprof OUT (pprof_form.c; report_form.h). */
+struct report_form;
+extern const struct report_form report_form_pprof;
+
 #endif

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "cct_view.h"
+#include "report_form.h"
 #include "xalloc.h"
 
 #include <inttypes.h>
@@ -352,3 +353,36 @@ void view_print_hot(const struct view *v, FILE *out, size_t n)
 	free(hot);
 	free(stack);
 }
+
+static int tree_form(const struct report_form_input *in)
+{
+	view_print_tree(in->view, stdout, in->min_percent);
+	return 0;
+}
+
+static int folded_form(const struct report_form_input *in)
+{
+	view_print_folded(in->view, stdout);
+	return 0;
+}
+
+const struct report_form report_form_tree = {
+	.option = "tree", .print = tree_form, .tree = true,
+	.help =
+		"the sampled calling context tree, top-down: per node its "
+		"share of all samples (total), samples that ended there "
+		"(self), and over its subtree the samples of a working "
+		"thread (work), the idleness charged to them (blocked "
+		"threads per working thread), those in synchronisation "
+		"calls (overhead) and those of blocked threads (blocked, "
+		"with TRMS_SAMPLE_CLOCK=wall). Regions show as [name]; a "
+		"thread's own path starts at (thread start), below its "
+		"creation context",
+};
+
+const struct report_form report_form_folded = {
+	.option = "folded", .print = folded_form, .tree = true,
+	.help =
+		"the sampled stacks as collapsed stacks, one line per "
+		"distinct stack: frame;frame;...;frame count",
+};

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report_form.h"
 #include "xalloc.h"
 
 /* Room for one more element of @array, @n used of @cap. */
@@ -316,3 +317,35 @@ int view_write_callgrind(const struct view *v, FILE *out)
 	free(p.line);
 	return ferror(out) ? -EIO : 0;
 }
+
+/* --callgrind OUT: the tree built in memory, then put in place. */
+static int write_callgrind(const struct report_form_input *in)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!in->view->root.total_samples) {
+		fprintf(stderr, "trms report: no call-stack samples in these "
+				"profiles: nothing to write to %s\n",
+			in->out);
+		return 2;
+	}
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem || view_write_callgrind(in->view, mem) || fclose(mem))
+		return report_form_failed("out of memory for --callgrind", 1);
+	return report_form_write_out(in, text, len);
+}
+
+const struct report_form report_form_callgrind = {
+	.option = "callgrind", .arg = "OUT", .print = write_callgrind,
+	.tree = true,
+	.help =
+		"write the sampled calling context tree to the file OUT in "
+		"callgrind's format, for KCachegrind and callgrind_annotate, "
+		"and print nothing: each frame name a function ([name] for "
+		"regions), its self cost the samples that ended in it, each "
+		"caller and callee a call, its count the calling contexts it "
+		"stands for and its inclusive cost the samples below it; "
+		"with --lines, costs at their source lines.  OUT is written "
+		"atomically",
+};

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "output_file.h"
+#include "report_form.h"
 #include "report_html/page.h"
 #include "xalloc.h"
 
@@ -73,3 +74,25 @@ int report_write_html(const struct report *r, const struct view *tree,
 	free(page);
 	return rc;
 }
+
+static int write_html(const struct report_form_input *in)
+{
+	char err[512];
+
+	if (report_write_html(in->r, report_form_sampled(in), in->paths,
+			      in->n_docs, in->out, err, sizeof(err)))
+		return report_form_failed(err, 1);
+	return 0;
+}
+
+const struct report_form report_form_html = {
+	.option = "html", .arg = "OUT", .print = write_html, .selects = true,
+	.tree = true,
+	.help =
+		"the report as one self-contained HTML page written to OUT "
+		"(no network access needed to view it): per region, cost "
+		"against input size with the fitted curve, the number of "
+		"activations per size, cost / g(n), trms against rms; and "
+		"the sampled calling context tree as an icicle.  The "
+		"options above apply",
+};

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report_form.h"
+
 /* The length of the valid UTF-8 sequence at @p, or 0. */
 static size_t utf8_length(const unsigned char *p)
 {
@@ -278,3 +280,17 @@ void report_print_json(const struct report *r, const struct view *tree,
 	put_library(out, &r->library);
 	fputs("}\n", out);
 }
+
+static int print_json(const struct report_form_input *in)
+{
+	report_print_json(in->r, report_form_sampled(in), in->paths,
+			  in->n_docs, stdout);
+	return 0;
+}
+
+const struct report_form report_form_json = {
+	.option = "json", .print = print_json, .selects = true, .tree = true,
+	.help =
+		"the report as one JSON document (docs/report-json.md); the "
+		"options above apply",
+};

@@ -1,7 +1,7 @@
 /*
- * report_metrics.c - the report's tuples as metrics for Prometheus (see
- * report_output.h), written by the format's metrics writer, which the
- * library's metrics file uses too (format/metrics_writer.h).
+ * report_metrics.c - the report's tuples as metrics for Prometheus
+ * (--prometheus, --openmetrics), written by the format's metrics writer,
+ * which the library's metrics file uses too (format/metrics_writer.h).
  *
  * The tuples are sorted by region, thread, metric and size, so each
  * (region, thread) is one run of rows: one series.  Its activations
@@ -17,6 +17,7 @@
 
 #include "format/metrics_writer.h"
 #include "merge_rules.h"
+#include "report_form.h"
 #include "report_output.h"
 #include "thread_folds.h"
 #include "xalloc.h"
@@ -118,10 +119,21 @@ static int file_sink(void *ctx, const void *buf, size_t n)
 	return fwrite(buf, 1, n, ctx) == n ? 0 : -EIO;
 }
 
-void report_print_metrics(const struct report *r,
-			  const struct profile_doc *docs, size_t n_docs,
-			  bool openmetrics, FILE *out)
+/* The report's tuples as metrics on stdout: per region and thread
+ * trms_activations_total, trms_activations_begun_total (unless windows of
+ * a run that measured only some), trms_cost_seconds_total (or
+ * trms_cost_events_total), trms_input_cells_total{size=trms|rms},
+ * trms_induced_input_cells_total{source=thread|external} and the
+ * histogram trms_input_size_cells, buckets at powers of two; and
+ * trms_library_seconds_total.  In the Prometheus text format (what
+ * node-exporter's textfile collector reads), or with @openmetrics in
+ * OpenMetrics 1.0 (families without _total, UNIT lines, # EOF). */
+static int print_metrics(const struct report_form_input *in,
+			 bool openmetrics)
 {
+	const struct report *r = in->r;
+	const struct profile_doc *docs = in->docs;
+	size_t n_docs = in->n_docs;
 	size_t n;
 	struct metrics_series *all = gather(r, &n);
 	struct metrics_options opt = {
@@ -133,6 +145,37 @@ void report_print_metrics(const struct report *r,
 
 	if (opt.begun)
 		add_begun(all, n, docs, n_docs);
-	metrics_write(file_sink, out, all, n, &opt);
+	metrics_write(file_sink, stdout, all, n, &opt);
 	free(all);
+	return 0;
 }
+
+static int print_prometheus(const struct report_form_input *in)
+{
+	return print_metrics(in, false);
+}
+
+const struct report_form report_form_prometheus = {
+	.option = "prometheus", .print = print_prometheus, .raw_names = true,
+	.help =
+		"the tuples as metrics in Prometheus' text format, for "
+		"node-exporter's textfile collector: per region and thread, "
+		"trms_activations_total, trms_activations_begun_total "
+		"(measured or not), trms_cost_seconds_total (or "
+		"trms_cost_events_total), trms_input_cells_total{size=trms|"
+		"rms}, trms_induced_input_cells_total{source=thread|external} "
+		"and the histogram trms_input_size_cells (buckets at powers "
+		"of two); trms_library_seconds_total (docs/metrics.md)",
+};
+
+static int print_openmetrics(const struct report_form_input *in)
+{
+	return print_metrics(in, true);
+}
+
+const struct report_form report_form_openmetrics = {
+	.option = "openmetrics", .print = print_openmetrics,
+	.raw_names = true,
+	.help =
+		"the same metrics in OpenMetrics 1.0 (docs/metrics.md)",
+};

@@ -30,23 +30,6 @@ int report_write_html(const struct report *r, const struct view *tree,
 		      char *const *profiles, size_t n_profiles,
 		      const char *path, char *err, size_t errlen);
 
-/* Every tuple of @r (its rows) as tab-separated values under a header
- * line (the format `trms report --help` states for --tuples). */
-void report_print_tuples(const struct report *r, FILE *out);
-
-/* The tuples of @r (read from @docs) as metrics (report_metrics.c): per
- * region and thread trms_activations_total,
- * trms_activations_begun_total (unless windows of a run that measured
- * only some), trms_cost_seconds_total (or
- * trms_cost_events_total), trms_input_cells_total{size=trms|rms},
- * trms_induced_input_cells_total{source=thread|external} and the
- * histogram trms_input_size_cells, buckets at powers of two; and
- * trms_library_seconds_total.  In the Prometheus text format (what
- * node-exporter's textfile collector reads), or with @openmetrics in
- * OpenMetrics 1.0 (families without _total, UNIT lines, # EOF). */
-void report_print_metrics(const struct report *r,
-			  const struct profile_doc *docs, size_t n_docs,
-			  bool openmetrics, FILE *out);
 
 /* A cost for people: "812 ns", "8.01 us", "1.23 s", or a count of
  * events. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "format/profile_format.h"
+#include "report_form.h"
 #include "report_output.h"
 
 /* @s with tabs, newlines and backslashes written as \t, \n, \\. */
@@ -23,8 +24,12 @@ static void print_field(const char *s, FILE *out)
 	}
 }
 
-void report_print_tuples(const struct report *r, FILE *out)
+/* Every tuple of the report (its rows) as tab-separated values under a
+ * header line (the format the help below states). */
+static int print_tuples(const struct report_form_input *in)
 {
+	const struct report *r = in->r;
+	FILE *out = stdout;
 	char sumsq[40];
 
 	fputs("region\tthread\tmetric\tn\tcount\tmin\tmax\tsum\tsumsq\t"
@@ -46,4 +51,17 @@ void report_print_tuples(const struct report *r, FILE *out)
 			d->max, d->sum, u128_to_text(d->sumsq, sumsq),
 			d->induced_thread, d->induced_external);
 	}
+	return 0;
 }
+
+const struct report_form report_form_tuples = {
+	.option = "tuples", .print = print_tuples, .raw_names = true,
+	.help =
+		"every tuple as tab-separated values, one per line, under a "
+		"header line that names the columns: region thread metric n "
+		"count min max sum sumsq induced_thread induced_external; "
+		"sorted by region, thread, metric (trms first) and n. "
+		"thread is the thread's name if it has one, else its "
+		"ordinal (0 is the main thread); tabs, newlines and "
+		"backslashes in names are written as \\t, \\n, \\\\",
+};

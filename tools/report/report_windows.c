@@ -5,7 +5,8 @@
  * window to the next.
  */
 #define _GNU_SOURCE
-#include "report_windows.h"
+#include "report_form.h"
+#include "report_model.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -72,11 +73,19 @@ static void print_windows(FILE *out, const struct report *whole,
 	}
 }
 
-int report_print_windows(FILE *out, const struct report *whole,
-			 struct profile_doc *docs, size_t n_docs,
-			 const struct report_options *opt, char *err,
-			 size_t errlen)
+/* For each region of the report (of all the profiles, its regions in
+ * their order), a line per window among the profiles: the window's
+ * number, its start and end in seconds from the run's start, calls,
+ * largest input, cost per input cell (the cost of all calls over all
+ * their input, by the report's metric) and growth class.  A profile that
+ * is not a window, or windows that do not build, are said: exit status
+ * 2. */
+static int print_windows_form(const struct report_form_input *in)
 {
+	struct profile_doc *docs = in->docs;
+	size_t n_docs = in->n_docs;
+	char err[512];
+	size_t errlen = sizeof(err);
 	struct window_report *w = xcalloc(n_docs + 1, sizeof(*w));
 	size_t n = 0;
 	uint64_t run_start = UINT64_MAX;
@@ -98,7 +107,7 @@ int report_print_windows(FILE *out, const struct report *whole,
 				 docs[i].path ? docs[i].path : "a profile",
 				 PROFILE_META_WINDOW);
 			free(w);
-			return -EINVAL;
+			return report_form_failed(err, 2);
 		}
 		if (run && run < run_start)
 			run_start = run;
@@ -123,15 +132,26 @@ int report_print_windows(FILE *out, const struct report *whole,
 			if (profile_meta_u64(&docs[i], PROFILE_META_WINDOW,
 					     0) == w[k].number)
 				mine[m++] = docs[i];
-		rc = report_build(&w[k].report, mine, m, opt, err, errlen);
+		rc = report_build(&w[k].report, mine, m, in->opt, err, errlen);
 		free(mine);
 	}
 	if (run_start == UINT64_MAX)
 		run_start = n ? w[0].start_ns : 0;
 	if (!rc)
-		print_windows(out, whole, w, n, run_start);
+		print_windows(stdout, in->r, w, n, run_start);
 	for (size_t k = 0; k < n; k++)
 		report_free(&w[k].report);
 	free(w);
-	return rc;
+	return rc ? report_form_failed(err, 2) : 0;
 }
+
+const struct report_form report_form_windows = {
+	.option = "windows", .print = print_windows_form, .windows = true,
+	.help =
+		"the windows of a run (TRMS_INTERVAL, trms run --interval: "
+		"PROFILE.wN.trms; a directory stands for the windows in "
+		"it): per region, a line per window with its calls, largest "
+		"input, cost per input cell and growth class, to see them "
+		"change as the run goes (docs/windows.md); regions in name "
+		"order.  --size and --stat apply",
+};
