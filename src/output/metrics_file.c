@@ -6,8 +6,10 @@
  * The series are gathered under the runtime lock from every thread's
  * tables (the whole run, as the profile at exit would have it): one per
  * region and thread, threads of one name taken together as the report
- * takes them.  Their memory is the library's own (vm_alloc), given back
- * after each write: a server's metrics cost it nothing between writes.
+ * takes them; the regions of functions (trms cc), which are named only
+ * when the profile is written, are left out.  Their memory is the
+ * library's own (vm_alloc), given back after each write: a server's
+ * metrics cost it nothing between writes.
  */
 #define _GNU_SOURCE
 #include "output/metrics_file.h"
@@ -51,7 +53,13 @@ uint64_t metrics_file_period_ns(void)
 static struct metrics_series *series_for(struct gathering *g,
 					 uint32_t region)
 {
-	if (region >= g->regions)
+	uintptr_t fn;
+
+	/* (A region named after the count was taken waits for the next
+	 * write.)  A function's region (trms cc) has its name only where
+	 * the profile is written, from its object's symbols: not here. */
+	if (region >= g->regions || !region_name(region) ||
+	    region_function(region, &fn))
 		return NULL;
 	if (g->index[region])
 		return &g->all[g->index[region] - 1];
@@ -88,7 +96,7 @@ static void add_tuple(void *ctx, const struct tuple_data *tuple)
 	 * so that the file says what `trms report` says of the profile. */
 	if (g->scale != 1.0)
 		d.sum = (uint64_t)((long double)d.sum * g->scale + 0.5L);
-	if (s && s->region)
+	if (s)
 		metrics_series_add(s, &d);
 }
 
