@@ -54,7 +54,7 @@ struct config {
 	char trace[CONFIG_PATH_MAX]; /* TRMS_TRACE: "" for none */
 };
 
-extern struct config config;
+extern struct config config __attribute__((visibility("hidden")));
 
 /* Reset to defaults, then apply the environment.  An invalid value gets
  * one line on stderr naming the variable and the accepted values, and the
