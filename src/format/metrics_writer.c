@@ -94,11 +94,26 @@ void metrics_series_add(struct metrics_series *s,
 		return;
 	}
 	s->activations += d->count;
+	s->begun += d->count;
 	s->cost += d->sum;
 	s->cells_trms += d->n * d->count;
 	s->induced_thread += d->induced_thread;
 	s->induced_external += d->induced_external;
 	s->buckets[bucket_of(d->n)] += d->count;
+}
+
+void metrics_series_merge(struct metrics_series *into,
+			  const struct metrics_series *from)
+{
+	into->activations += from->activations;
+	into->begun += from->begun;
+	into->cost += from->cost;
+	into->cells_trms += from->cells_trms;
+	into->cells_rms += from->cells_rms;
+	into->induced_thread += from->induced_thread;
+	into->induced_external += from->induced_external;
+	for (unsigned b = 0; b < METRICS_BUCKETS; b++)
+		into->buckets[b] += from->buckets[b];
 }
 
 /* @s as a label value: backslash, double quote and newline escaped. */

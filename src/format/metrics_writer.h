@@ -35,9 +35,14 @@ struct metrics_series {
 };
 
 /* Add one tuple of the series' region and thread to @s (an activation is
- * in one trms and one rms tuple: it is counted from its trms one). */
+ * in one trms and one rms tuple: it is counted from its trms one; a
+ * measured activation was begun too: begun counts it). */
 void metrics_series_add(struct metrics_series *s,
 			const struct tuple_data *tuple);
+
+/* Add the counts of @from, of the same region and thread, to @into. */
+void metrics_series_merge(struct metrics_series *into,
+			  const struct metrics_series *from);
 
 struct metrics_options {
 	bool openmetrics; /* OpenMetrics, else Prometheus's text format */

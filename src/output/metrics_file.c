@@ -144,20 +144,10 @@ static size_t merge_named(struct metrics_series *all, size_t n)
 
 	sort_in_place(all, n, sizeof(*all), by_identity);
 	for (size_t i = 0; i < n; i++) {
-		struct metrics_series *s = &all[out - (out > 0)];
-		if (!out || by_identity(s, &all[i])) {
+		if (out && !by_identity(&all[out - 1], &all[i]))
+			metrics_series_merge(&all[out - 1], &all[i]);
+		else
 			all[out++] = all[i];
-			continue;
-		}
-		s->activations += all[i].activations;
-		s->begun += all[i].begun;
-		s->cost += all[i].cost;
-		s->cells_trms += all[i].cells_trms;
-		s->cells_rms += all[i].cells_rms;
-		s->induced_thread += all[i].induced_thread;
-		s->induced_external += all[i].induced_external;
-		for (unsigned b = 0; b < METRICS_BUCKETS; b++)
-			s->buckets[b] += all[i].buckets[b];
 	}
 	return out;
 }
@@ -171,12 +161,9 @@ static void gather(struct gathering *g, uint64_t *library_ns)
 	cds_list_for_each_entry(t, &runtime.threads, link) {
 		const struct tuple_table *tables[PROFILE_FOLD_MAX];
 		size_t n = thread_tables(t, tables), skipped = 0;
-		size_t first = g->n;
 		g->thread = t;
 		memset(g->index, 0, g->regions * sizeof(*g->index));
 		tuple_table_for_each_of(tables, n, add_tuple, g, &skipped);
-		for (size_t i = first; i < g->n; i++)
-			g->all[i].begun = g->all[i].activations;
 		add_unmeasured(g, t);
 		*library_ns += thread_library_ns(t);
 	}

@@ -30,8 +30,7 @@ static bool same_series(const struct metrics_series *s,
 					row->thread, row->thread_ordinal);
 }
 
-/* One series per (region, thread) run of @r's rows, in @count; begun as
- * measured. */
+/* One series per (region, thread) run of @r's rows, in @count. */
 static struct metrics_series *gather(const struct report *r, size_t *count)
 {
 	struct metrics_series *all =
@@ -48,8 +47,6 @@ static struct metrics_series *gather(const struct report *r, size_t *count)
 			};
 		metrics_series_add(&all[n - 1], &row->data);
 	}
-	for (size_t i = 0; i < n; i++)
-		all[i].begun = all[i].activations;
 	*count = n;
 	return all;
 }
