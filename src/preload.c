@@ -170,17 +170,11 @@ __attribute__((destructor)) static void trms_destructor(void)
 	profile_write_exit_begin();
 	uint64_t start = clock_monotonic_ns();
 	log_debug("exit: writing the profile");
-	if (config.interval_ns) {
-		/* The last window ends with the calling thread's open
-		 * regions, as the whole run's profile does. */
-		thread_close_own();
-		window_writer_stop(true);
-	}
+	/* The last window and metrics file end with the calling thread's
+	 * open regions, as the whole run's profile does. */
+	thread_close_own();
+	window_writer_stop(true);
 	profile_write_now(WRITE_EXIT);
-	/* The metrics file last, with what the profile has (its writer is
-	 * stopped already if there are windows: then it wrote it). */
-	if (!config.interval_ns)
-		window_writer_stop(true);
 	profile_write_exit_end();
 	/* What the exit costs the process (TRMS_VERBOSE=2). */
 	log_debug("exit: profile written in %.3f ms",

@@ -30,8 +30,6 @@
 #include "output/output.h"
 #include "runtime/thread.h"
 
-#define PERIOD_WITHOUT_WINDOWS_NS (10ull * 1000000000u)
-
 struct gathering {
 	struct metrics_series *all;
 	size_t n, room; /* series, and room for them (vm_alloc'd) */
@@ -41,14 +39,6 @@ struct gathering {
 	double scale; /* costs in ticks to ns, as the profile writes them */
 	bool failed;  /* no memory: nothing is written */
 };
-
-uint64_t metrics_file_period_ns(void)
-{
-	if (!config.metrics_dir[0])
-		return 0;
-	return config.interval_ns ? config.interval_ns
-				  : PERIOD_WITHOUT_WINDOWS_NS;
-}
 
 static struct metrics_series *series_for(struct gathering *g,
 					 uint32_t region)

@@ -10,9 +10,9 @@
 
 #include <stdint.h>
 
-/* How often the file is written: every window (TRMS_INTERVAL), else
- * every 10 s; 0 without TRMS_METRICS_DIR. */
-uint64_t metrics_file_period_ns(void);
+/* How often the file is written without windows; with windows
+ * (TRMS_INTERVAL), at each. */
+#define METRICS_FILE_PERIOD_NS (10ull * 1000000000u)
 
 /* Write the file now (not from a signal handler: it allocates with
  * vm_alloc and takes the runtime lock).  A file that cannot be written

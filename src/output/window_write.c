@@ -297,8 +297,9 @@ static void cut(bool last)
  * (TRMS_METRICS_DIR, written at each window, else every 10 s). */
 static uint64_t period_ns(void)
 {
-	return config.interval_ns ? config.interval_ns
-				  : metrics_file_period_ns();
+	if (config.interval_ns)
+		return config.interval_ns;
+	return config.metrics_dir[0] ? METRICS_FILE_PERIOD_NS : 0;
 }
 
 static void *writer_main(void *arg)

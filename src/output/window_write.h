@@ -9,16 +9,16 @@
 
 #include <stdbool.h>
 
-/* Start the window writer if TRMS_INTERVAL asks for windows (at start,
- * and in a child after fork, where the parent's writer does not exist).
- * A writer that cannot be started is said once; the process runs on
- * without windows. */
+/* Start the window writer if TRMS_INTERVAL asks for windows or
+ * TRMS_METRICS_DIR for the metrics file (at start, and in a child after
+ * fork, where the parent's writer does not exist).  A writer that cannot
+ * be started is said once; the process runs on without them. */
 void window_writer_start(void);
 
 /* Stop the writer and wait for it; with @final, then cut and write the
- * last window on the calling thread (at exit, before a sandbox), so that
- * the windows add up to the profile written next.  Later calls do
- * nothing. */
+ * last window and the metrics file on the calling thread (at exit,
+ * before a sandbox), so that the windows add up to the profile written
+ * next.  Nothing if no writer runs; later calls do nothing. */
 void window_writer_stop(bool final);
 
 /* In a child after fork: forget the parent's writer (its thread is not
