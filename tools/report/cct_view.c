@@ -14,6 +14,7 @@ void view_init(struct view *v, bool per_thread, bool lines)
 {
 	memset(v, 0, sizeof(*v));
 	v->root.label = xstrdup("all");
+	v->root.name_len = strlen(v->root.label);
 	v->per_thread = per_thread;
 	v->lines = lines;
 }
@@ -33,7 +34,10 @@ void view_free(struct view *v)
 	free_node(&v->root);
 }
 
-static struct view_node *child(struct view_node *parent, const char *label)
+/* The child of @parent labelled @label (its name the first @name_len
+ * bytes, or all of it; from source line @line), made if new. */
+static struct view_node *child(struct view_node *parent, const char *label,
+			       size_t name_len, unsigned line)
 {
 	for (size_t i = 0; i < parent->n_children; i++)
 		if (!strcmp(parent->children[i]->label, label))
@@ -49,6 +53,8 @@ static struct view_node *child(struct view_node *parent, const char *label)
 	struct view_node *n = xrealloc(NULL, sizeof(*n));
 	memset(n, 0, sizeof(*n));
 	n->label = xstrdup(label);
+	n->name_len = name_len < strlen(label) ? name_len : strlen(label);
+	n->line = line;
 	n->parent = parent;
 	parent->children[parent->n_children++] = n;
 	return n;
@@ -69,24 +75,37 @@ static const char *thread_label(const struct profile_doc *doc, uint32_t id,
 const char *cct_label(struct profile_doc *doc, const struct profile_cct *c,
 		      bool with_line, char *buf, size_t len)
 {
+	size_t name_len;
+	unsigned line;
+
+	return cct_label_parts(doc, c, with_line, buf, len, &name_len, &line);
+}
+
+const char *cct_label_parts(struct profile_doc *doc,
+			    const struct profile_cct *c, bool with_line,
+			    char *buf, size_t len, size_t *name_len,
+			    unsigned *line)
+{
 	const char *name;
 
+	*line = 0;
 	switch (c->kind) {
 	case PROFILE_CCT_REGION:
 		name = profile_region_name(doc, (uint32_t)c->a);
 		snprintf(buf, len, "[%s]", name ? name : "?");
+		*name_len = strlen(buf);
 		return buf;
 	case PROFILE_CCT_THREAD:
+		*name_len = strlen("(thread start)");
 		return "(thread start)";
 	case PROFILE_CCT_FRAME:
 		break;
 	}
 	char plain[256];
-	unsigned line = 0;
 	const char *debug_name = NULL;
 	const char *source = with_line ? profile_source_line(doc,
 							     (uint32_t)c->a,
-							     c->b, &line,
+							     c->b, line,
 							     &debug_name)
 				       : NULL;
 	name = profile_symbol(doc, (uint32_t)c->a, c->b);
@@ -103,10 +122,12 @@ const char *cct_label(struct profile_doc *doc, const struct profile_cct *c,
 	if (source) {
 		const char *base = strrchr(source, '/');
 		snprintf(buf, len, "%s (%s:%u)", name, base ? base + 1 : source,
-			 line);
+			 *line);
 	} else {
 		snprintf(buf, len, "%s", name);
+		*line = 0;
 	}
+	*name_len = strlen(name) < len ? strlen(name) : strlen(buf);
 	return buf;
 }
 
@@ -171,10 +192,15 @@ void view_add(struct view *v, struct profile_doc *doc)
 					 ? child(&v->root,
 						 thread_label(doc, c->thread,
 							      name,
-							      sizeof(name)))
+							      sizeof(name)),
+						 SIZE_MAX, 0)
 					 : &v->root;
-		struct view_node *n = child(parent, cct_label(doc, c, v->lines,
-							      buf, sizeof(buf)));
+		size_t name_len;
+		unsigned line;
+		const char *label = cct_label_parts(doc, c, v->lines, buf,
+						    sizeof(buf), &name_len,
+						    &line);
+		struct view_node *n = child(parent, label, name_len, line);
 		placed[i] = n;
 		n->samples += c->samples;
 		n->work += c->work;

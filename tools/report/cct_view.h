@@ -15,6 +15,10 @@
 
 struct view_node {
 	char *label;
+	/* Where the label's function name ends: the rest, if any, is
+	 * " (file:line)", line its line (0: none). */
+	size_t name_len;
+	unsigned line;
 	struct view_node *parent;
 	struct view_node **children;
 	size_t n_children, cap_children;
@@ -38,6 +42,13 @@ struct view {
  * " (file:line)" where debug information has it. */
 const char *cct_label(struct profile_doc *doc, const struct profile_cct *c,
 		      bool with_line, char *buf, size_t len);
+
+/* cct_label, and where in it the name ends (*@name_len: the rest is the
+ * " (file:line)") and the line (*@line, 0 if none). */
+const char *cct_label_parts(struct profile_doc *doc,
+			    const struct profile_cct *c, bool with_line,
+			    char *buf, size_t len, size_t *name_len,
+			    unsigned *line);
 
 void view_init(struct view *v, bool per_thread, bool lines);
 void view_free(struct view *v);

@@ -63,27 +63,18 @@ struct callgrind {
 	size_t n_edges, cap_edges;
 };
 
-/* "name (file:line)" as a view labels a frame with its source line:
- * @name (a copy), @file (a copy, or NULL) and @line (0 if none). */
-static char *split_label(const char *label, char **file, unsigned *line)
+/* The function name of view node @n (a copy), the file of its source line
+ * (a copy, or NULL) from the label's " (file:line)" part, which the view
+ * says where begins. */
+static char *node_name(const struct view_node *n, char **file)
 {
-	size_t len = strlen(label);
-	const char *open = len && label[len - 1] == ')' ?
-				   strrchr(label, '(') : NULL;
-	const char *colon = open ? strrchr(open, ':') : NULL;
+	const char *rest = n->label + n->name_len;
+	const char *colon = strrchr(rest, ':');
 
 	*file = NULL;
-	*line = 0;
-	if (!open || open == label || open[-1] != ' ' || !colon ||
-	    colon[1] < '0' || colon[1] > '9')
-		return xstrdup(label);
-	char *end;
-	unsigned long n = strtoul(colon + 1, &end, 10);
-	if (end != label + len - 1)
-		return xstrdup(label);
-	*line = (unsigned)n;
-	*file = xstrndup(open + 1, (size_t)(colon - open - 1));
-	return xstrndup(label, (size_t)(open - 1 - label));
+	if (rest[0] == ' ' && rest[1] == '(' && colon)
+		*file = xstrndup(rest + 2, (size_t)(colon - rest - 2));
+	return xstrndup(n->label, n->name_len);
 }
 
 /* The function named @name, added with @file if new; takes both. */
@@ -153,8 +144,8 @@ static void walk(struct callgrind *g, struct path *p,
 		 const struct view_node *n)
 {
 	char *file;
-	unsigned line;
-	char *name = split_label(n->label, &file, &line);
+	unsigned line = n->line;
+	char *name = node_name(n, &file);
 
 	if (p->depth == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 64;
