@@ -268,7 +268,7 @@ static void write_threads(struct profile_writer *w, size_t *skipped,
 					     : __atomic_load_n(&t->ended_threads,
 							       __ATOMIC_RELAXED),
 			.has_folded_into = win && t->windows->fold_after,
-			.folded_into = win ? t->windows->fold_into : 0,
+			.folded_into = win ? thread_folded_ordinal() : 0,
 		};
 		profile_writer_thread(w, &info);
 	}

@@ -350,10 +350,14 @@ void thread_fold_choose(void)
 		    (w->cut && !w->ready))
 			continue;
 		w->fold_after = true;
-		w->fold_into = f->ordinal;
 		f->windows->ended_in_window++;
 		extra--;
 	}
+}
+
+uint32_t thread_folded_ordinal(void)
+{
+	return folded ? folded->ordinal : 0;
 }
 
 void thread_fold_chosen(void)

@@ -58,9 +58,8 @@ struct thread_windows {
 	 * before the ended one ended, and when the ended one did. */
 	uint64_t base[5], at_cut[5];
 	/* An ended thread the window being written says is folded, after
-	 * it, into thread fold_into (thread_fold_choose). */
+	 * it, into the thread of the ended ones (thread_fold_choose). */
 	bool fold_after;
-	uint32_t fold_into;
 	/* The thread of the ended threads: how many the window being
 	 * written folds into it. */
 	uint64_t ended_in_window;
@@ -330,6 +329,10 @@ static inline size_t thread_tables(const struct trms_thread *t,
  * (thread_fold_chosen), they are. */
 void thread_fold_choose(void);
 void thread_fold_chosen(void);
+
+/* The ordinal of the thread the ended ones are folded into (runtime.lock
+ * held; 0 before there is one). */
+uint32_t thread_folded_ordinal(void);
 
 /* Close all of the calling thread's open activations, recording them as
  * ended now. */
