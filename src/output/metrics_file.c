@@ -90,25 +90,15 @@ static void add_tuple(void *ctx, const struct tuple_data *tuple)
 		metrics_series_add(s, &d);
 }
 
-/* The activations of @t's regions that were begun and not measured. */
-static void add_unmeasured(struct gathering *g, const struct trms_thread *t)
+/* The activations of a region on the thread gathered that were begun
+ * and not measured. */
+static void add_unmeasured(void *ctx, uint32_t region, uint64_t begun,
+			   uint64_t measured)
 {
-	uint32_t capacity =
-		__atomic_load_n(&t->sel.capacity, __ATOMIC_ACQUIRE);
-	const struct selection_region *regions =
-		__atomic_load_n(&t->sel.regions, __ATOMIC_ACQUIRE);
+	struct gathering *g = ctx;
 
-	for (uint32_t id = 0; id < capacity && id < g->regions; id++) {
-		const struct selection_region *r = &regions[id];
-		uint64_t all = __atomic_load_n(&r->activations,
-					       __ATOMIC_RELAXED) +
-			       selection_slot_taken(&t->sel, r);
-		uint64_t measured =
-			__atomic_load_n(&r->measured, __ATOMIC_RELAXED);
-		if (r->known && r->member && measured < all &&
-		    g->index[id])
-			g->all[g->index[id] - 1].begun += all - measured;
-	}
+	if (region < g->regions && g->index[region])
+		g->all[g->index[region] - 1].begun += begun - measured;
 }
 
 static int by_identity(const void *a, const void *b)
@@ -154,7 +144,7 @@ static void gather(struct gathering *g, uint64_t *library_ns)
 		g->thread = t;
 		memset(g->index, 0, g->regions * sizeof(*g->index));
 		tuple_table_for_each_of(tables, n, add_tuple, g, &skipped);
-		add_unmeasured(g, t);
+		selection_for_each_unmeasured(&t->sel, add_unmeasured, g);
 		*library_ns += thread_library_ns(t);
 	}
 }

@@ -175,28 +175,27 @@ void profile_log_sampling(void)
 		 (double)clock_ticks_to_ns(s.handler_ticks) / 1e6);
 }
 
+struct activations_line {
+	struct profile_writer *w;
+	uint32_t thread;
+};
+
+static void write_activations_line(void *ctx, uint32_t region,
+				   uint64_t begun, uint64_t measured)
+{
+	const struct activations_line *a = ctx;
+
+	profile_writer_activations(a->w, region, a->thread, begun, measured);
+}
+
 /* How many of each region's activations on @t were measured, where not
- * all were.  Regions outside the partition are not this process's to
- * count: the process that measures them does. */
+ * all were. */
 static void write_activations(struct profile_writer *w,
 			      const struct trms_thread *t)
 {
-	uint32_t capacity =
-		__atomic_load_n(&t->sel.capacity, __ATOMIC_ACQUIRE);
-	const struct selection_region *regions =
-		__atomic_load_n(&t->sel.regions, __ATOMIC_ACQUIRE);
+	struct activations_line a = { w, t->ordinal };
 
-	for (uint32_t id = 0; id < capacity; id++) {
-		const struct selection_region *r = &regions[id];
-		uint64_t all = __atomic_load_n(&r->activations,
-					       __ATOMIC_RELAXED) +
-			       selection_slot_taken(&t->sel, r);
-		uint64_t measured = __atomic_load_n(&r->measured,
-						    __ATOMIC_RELAXED);
-		if (r->known && r->member && measured < all)
-			profile_writer_activations(w, id, t->ordinal, all,
-						   measured);
-	}
+	selection_for_each_unmeasured(&t->sel, write_activations_line, &a);
 }
 
 /* A thread's counter: its value, or in a window its change over the

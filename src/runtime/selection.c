@@ -488,3 +488,25 @@ void selection_budget_check(struct selection_thread *s, uint64_t excluded)
 	s->period_inside = 0;
 	s->look_after_inside = period_budget_ticks();
 }
+
+void selection_for_each_unmeasured(const struct selection_thread *s,
+				   void (*fn)(void *ctx, uint32_t region,
+					      uint64_t begun,
+					      uint64_t measured),
+				   void *ctx)
+{
+	uint32_t capacity = __atomic_load_n(&s->capacity, __ATOMIC_ACQUIRE);
+	const struct selection_region *regions =
+		__atomic_load_n(&s->regions, __ATOMIC_ACQUIRE);
+
+	for (uint32_t id = 0; id < capacity; id++) {
+		const struct selection_region *r = &regions[id];
+		uint64_t begun = __atomic_load_n(&r->activations,
+						 __ATOMIC_RELAXED) +
+				 selection_slot_taken(s, r);
+		uint64_t measured =
+			__atomic_load_n(&r->measured, __ATOMIC_RELAXED);
+		if (r->known && r->member && measured < begun)
+			fn(ctx, id, begun, measured);
+	}
+}

@@ -408,4 +408,14 @@ static inline void selection_watch(const struct selection_thread *s,
 		gate_watch(addr, size);
 }
 
+/* For each region of @s some of whose activations begun were not
+ * measured, and that is this process's to count (in its partition: the
+ * process that measures a region counts it): @fn with its id, the
+ * activations begun and those measured.  Read while the owner runs. */
+void selection_for_each_unmeasured(const struct selection_thread *s,
+				   void (*fn)(void *ctx, uint32_t region,
+					      uint64_t begun,
+					      uint64_t measured),
+				   void *ctx);
+
 #endif
