@@ -13,7 +13,13 @@
  * annotated element of the whole run (wall clock, all threads).  Built
  * with -DWORK=N, each element's work has N more multiply-xor steps: 0 (the
  * default) is a loop of a few instructions, under a nanosecond an
- * element; 4, about 3 ns.
+ * element; 8, about 4 ns.  With -DCELLS=N an element is a record of N
+ * 4-byte words, read (and written) with one call of its whole size, its
+ * work the sum of its words: 64 or more makes every call a range the
+ * library times exactly (docs/cost.md), and with enough work a record
+ * (bench/element.sh: 256 words, WORK=32) costs in ns are resolved.
+ * With -DSTANDIN the annotations are those of bench/element_standin.h:
+ * the least any inline check can cost, for comparison.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -27,20 +33,30 @@ static inline int trms_region_begin(const char *n) { (void)n; return 0; }
 static inline int trms_region_end(const char *n) { (void)n; return 0; }
 static inline int trms_read(const void *a, size_t s) { (void)a; (void)s; return 0; }
 static inline int trms_write(const void *a, size_t s) { (void)a; (void)s; return 0; }
+#elif defined(STANDIN)
+#include "element_standin.h"
 #else
 #include <trms.h>
 #endif
 
-#define ELEMENTS (1u << 16)
+/* Records (CELLS > 1) are fewer, to keep the arrays small. */
+#define ELEMENTS (CELLS > 1 ? 1u << 13 : 1u << 16)
 #ifndef WORK
 #define WORK 0
+#endif
+#ifndef CELLS
+#define CELLS 1
 #endif
 #define HANDOFF (1u << 10)
 #define HANDOFF_EVERY 64
 
+struct element {
+	uint32_t word[CELLS];
+};
+
 struct worker {
-	uint32_t *data;   /* its own, 256 KiB */
-	uint32_t *out;    /* the block it hands over, per element written */
+	struct element *data; /* its own, ELEMENTS of them */
+	struct element *out;  /* the block it hands over, per element written */
 	struct worker *other;
 	unsigned long rounds;
 	uint64_t elements;
@@ -57,14 +73,18 @@ static uint64_t now_ns(void)
 }
 
 /* The annotated region: an input of n elements, read one by one. */
-static __attribute__((noinline)) uint64_t sum(const uint32_t *a, size_t n)
+static __attribute__((noinline)) uint64_t sum(const struct element *a,
+					      size_t n)
 {
 	uint64_t s = 0;
 
 	trms_region_begin("sum");
 	for (size_t i = 0; i < n; i++) {
 		trms_read(&a[i], sizeof(a[i]));
-		uint64_t v = a[i] * (uint64_t)(i | 1);
+		uint64_t v = 0;
+		for (unsigned c = 0; c < CELLS; c++)
+			v += a[i].word[c];
+		v *= (uint64_t)(i | 1);
 		for (unsigned k = 0; k < WORK; k++)
 			v = (v * 0x9e3779b97f4a7c15ull) ^ (v >> 29);
 		s += v;
@@ -74,11 +94,13 @@ static __attribute__((noinline)) uint64_t sum(const uint32_t *a, size_t n)
 }
 
 /* A block for the other thread, written element by element. */
-static __attribute__((noinline)) void fill(uint32_t *out, uint64_t seed)
+static __attribute__((noinline)) void fill(struct element *out,
+					  uint64_t seed)
 {
 	trms_region_begin("fill");
 	for (size_t i = 0; i < HANDOFF; i++) {
-		out[i] = (uint32_t)(seed * 2654435761u + i);
+		for (unsigned c = 0; c < CELLS; c++)
+			out[i].word[c] = (uint32_t)(seed * 2654435761u + i + c);
 		trms_write(&out[i], sizeof(out[i]));
 	}
 	trms_region_end("fill");
@@ -123,14 +145,22 @@ int main(int argc, char **argv)
 		return 2;
 	for (int i = 0; i < threads; i++) {
 		/* Each thread's memory its own, megabytes apart. */
-		w[i].data = aligned_alloc(1 << 20, 2u << 20);
-		w[i].out = w[i].data + (1u << 18);
+		/* Its array, and the block it hands over half-way up: at
+		 * least a megabyte apart. */
+		size_t half = ELEMENTS * sizeof(struct element);
+
+		half = half < (1u << 20) ? 1u << 20 : half;
+		w[i].data = aligned_alloc(1 << 20, 2 * half);
 		if (!w[i].data)
 			return 1;
+		w[i].out = w[i].data + half / sizeof(struct element);
 		for (size_t k = 0; k < ELEMENTS; k++)
-			w[i].data[k] = (uint32_t)(k * 40503u + (unsigned)i);
+			for (unsigned c = 0; c < CELLS; c++)
+				w[i].data[k].word[c] =
+					(uint32_t)(k * 40503u + c + (unsigned)i);
 		for (size_t k = 0; k < HANDOFF; k++)
-			w[i].out[k] = 0;
+			for (unsigned c = 0; c < CELLS; c++)
+				w[i].out[k].word[c] = 0;
 		w[i].rounds = rounds;
 	}
 	if (threads == 2) {
