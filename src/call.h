@@ -59,14 +59,22 @@ static inline uint64_t meter_slow_ticks(const struct trms_thread *t,
 				    : thread_slow_ticks(t);
 }
 
-/* @exact: always measure, and do not learn from it (large accesses). */
+/* @exact: always measure, and do not learn from it (large accesses);
+ * else measure one call in @every and learn from it. */
+static inline void meter_start_every(struct trms_thread *t, struct meter *m,
+				     enum cost_op op, bool exact,
+				     unsigned every)
+{
+	m->exact = exact;
+	m->measure = exact || cost_sample_every(&t->cost, op, every);
+	m->entry = m->measure ? clock_ticks_after() : 0;
+	m->slow_start = meter_slow_ticks(t, op);
+}
+
 static inline void meter_start(struct trms_thread *t, struct meter *m,
 			       enum cost_op op, bool exact)
 {
-	m->exact = exact;
-	m->measure = exact || cost_sample(&t->cost, op);
-	m->entry = m->measure ? clock_ticks_after() : 0;
-	m->slow_start = meter_slow_ticks(t, op);
+	meter_start_every(t, m, op, exact, COST_SAMPLE_EVERY);
 }
 
 /* The same, for a call that has read the clock on entry anyway. */
@@ -118,26 +126,26 @@ static inline void meter_stop(struct trms_thread *t, struct meter *m,
  * in nanoseconds its time kept out of the costs, measured exactly when
  * large, else charged at the running estimate (two clock reads would
  * cost more than a small access itself).  When activations are skipped
- * (TRMS_ACTIVATION_SAMPLE, TRMS_BUDGET), every access inside a measured
- * one is measured exactly: it follows a stretch of skipped activations
- * that left the library's code and shadow memory out of the caches,
- * which the estimate, learned while they were warm, does not describe (a
- * 32-int range read cost a measured activation 1.3 us more than with
- * every activation measured).  Such activations are few; an access
- * outside them (a write in a skipped one) is charged the estimate, as
- * nothing measured is pending to be corrected by it.  @timed:
- * call_timed(), read once for both.
+ * (TRMS_ACTIVATION_SAMPLE, TRMS_BUDGET), a measured one times its first
+ * accesses exactly and one in 8 of the rest (selection_cold_access says
+ * why).  An access outside measured activations (a write in a skipped
+ * one) is charged the estimate, as nothing measured is pending to be
+ * corrected by it.  @timed: call_timed(), read once for both.
  */
 static inline __attribute__((always_inline)) void
 call_access_start(struct trms_thread *t, struct meter *m, size_t size,
 		  bool timed)
 {
 	engine_count_event(&t->engine);
-	if (timed)
-		meter_start(t, m, COST_OP_ACCESS,
-			    (size >> runtime.engine.cell_shift) >=
-					    COST_MEASURE_CELLS ||
-				    selection_measuring_among_skipped(&t->sel));
+	if (!timed)
+		return;
+	bool large = (size >> runtime.engine.cell_shift) >= COST_MEASURE_CELLS;
+	if (__builtin_expect(!selection_measuring_among_skipped(&t->sel), 1))
+		meter_start(t, m, COST_OP_ACCESS, large);
+	else
+		meter_start_every(t, m, COST_OP_ACCESS,
+				  large || selection_cold_access(&t->sel),
+				  SELECTION_ACCESS_SAMPLE_EVERY);
 }
 
 static inline __attribute__((always_inline)) void

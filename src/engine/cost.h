@@ -66,10 +66,16 @@ struct cost_meter {
 	bool calibrated;
 };
 
-/* Should this call of kind @op be measured exactly? */
+/* Should this call of kind @op be measured exactly, one in @every? */
+static inline bool cost_sample_every(struct cost_meter *m, enum cost_op op,
+				     unsigned every)
+{
+	return m->calls[op]++ % every == 0 || m->calibrating;
+}
+
 static inline bool cost_sample(struct cost_meter *m, enum cost_op op)
 {
-	return m->calls[op]++ % COST_SAMPLE_EVERY == 0 || m->calibrating;
+	return cost_sample_every(m, op, COST_SAMPLE_EVERY);
 }
 
 /*
