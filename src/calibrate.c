@@ -106,48 +106,45 @@ static void clock_reads(unsigned n)
 		(void)clock_ticks_after();
 }
 
-/* Ticks per call of @calls, on average over the quickest block. */
-static uint64_t quickest_block(void (*calls)(unsigned))
+/* Ticks per call of @calls, on average over the quickest block, beyond
+ * what *@taken (if given: a running total of ticks) grew by during it. */
+static uint64_t quickest_block_beyond(void (*calls)(unsigned),
+				      const uint64_t *taken)
 {
-	uint64_t best = UINT64_MAX;
+	uint64_t best = UINT64_MAX, beyond = 0;
 
 	for (unsigned b = 0; b < CALIBRATION_BLOCKS; b++) {
+		uint64_t before = taken ? *taken : 0;
 		uint64_t start = clock_ticks();
 		calls(CALIBRATION_BLOCK);
 		uint64_t ticks = clock_ticks() - start;
-		if (ticks < best)
+		uint64_t grew = taken ? *taken - before : 0;
+		if (ticks < best) {
 			best = ticks;
+			beyond = ticks > grew ? ticks - grew : 0;
+		}
 	}
-	return best / CALIBRATION_BLOCK;
+	return beyond / CALIBRATION_BLOCK;
+}
+
+static uint64_t quickest_block(void (*calls)(unsigned))
+{
+	return quickest_block_beyond(calls, NULL);
 }
 
 /*
- * What a small read costs beyond what its metering takes out of the costs,
- * per read, over the quickest block: the time outside its readings.  Taken
- * as the metering of this process does it (call.h): with every activation
- * measured, the running estimate for most reads; where activations are
- * skipped, each read of a measured one timed exactly, its two clock reads
- * inside the block's time.  (Block time less the estimate counted those
- * two reads as unseen, in every access of a measured activation: 40 ns
- * here, and costs over-corrected to below the program's own time.)
+ * What a small read costs beyond what its metering takes out of the costs
+ * (the time outside its readings), metered as this process meters reads
+ * (call.h): with every activation measured, most charged the running
+ * estimate; where activations are skipped, a measured activation's first
+ * ones timed exactly and one in 8 of the rest.  (Block time less the
+ * estimate counted the clock reads of exactly timed reads as unseen: 40 ns
+ * an access here, and costs over-corrected below the program's own time.)
  */
 static uint64_t access_floor(struct trms_thread *t)
 {
-	uint64_t best = UINT64_MAX, unseen = 0;
-
 	t->cost.access_floor = 0;
-	for (unsigned b = 0; b < CALIBRATION_BLOCKS; b++) {
-		uint64_t excluded = t->cost.excluded;
-		uint64_t start = clock_ticks();
-		small_reads(CALIBRATION_BLOCK);
-		uint64_t ticks = clock_ticks() - start;
-		excluded = t->cost.excluded - excluded;
-		if (ticks < best) {
-			best = ticks;
-			unseen = ticks > excluded ? ticks - excluded : 0;
-		}
-	}
-	return unseen / CALIBRATION_BLOCK;
+	return quickest_block_beyond(small_reads, &t->cost.excluded);
 }
 
 static void calibrate(struct trms_thread *t)

@@ -33,8 +33,8 @@
 
 /* Each repetition's cost (ns), if its activation was measured: every one,
  * unless the test runs with activations sampled (meson.build's
- * cost-sampled: TRMS_ACTIVATION_SAMPLE=2, where every access of a
- * measured activation is timed exactly, docs/production.md). */
+ * cost-sampled: TRMS_ACTIVATION_SAMPLE=2, where a measured activation's
+ * accesses are metered otherwise: docs/cost.md). */
 static uint64_t costs[MAX_REPS], rep_cost[MAX_REPS];
 static bool measured[MAX_REPS];
 static unsigned n_costs, rep;
@@ -267,11 +267,12 @@ static void teardown(void)
 /*
  * What the library takes out of a region's cost for its small reads is
  * never more than they took: over the quickest of 5 blocks of 1000 reads,
- * the time excluded (measured, and the access floor) is within a quarter
- * of the block's time.  With activations sampled every read of a measured
- * activation is timed exactly and its clock reads are in what it took; a
- * floor calibrated as for estimated reads counted them twice (1.47 times
- * the block here, costs taken below the program's own time).  (With every
+ * the time excluded (measured, estimated, and the access floor) is within
+ * a quarter of the block's time.  With activations sampled a measured
+ * activation times its first reads exactly, their clock reads in what
+ * they took; a floor calibrated as for estimated reads counted those
+ * twice (1.47 times the block when every such read was timed, costs taken
+ * below the program's own time).  (With every
  * activation measured, reads are charged a running estimate, which
  * many_small_accesses_excluded judges.)
  */
